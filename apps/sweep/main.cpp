@@ -1,0 +1,50 @@
+// sweep: the tour of Sweep. Runs every capability at a small size, checks each
+// against a reference, and prints one table: capability, size, time, GB/s,
+// fraction of copy bandwidth, check. Progress goes to stderr, the table to
+// stdout; the exit status is non-zero when any check fails.
+#include "tour.hpp"
+
+#include <sweep/sweep.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <iostream>
+
+int main(int argc, char** argv) {
+  Kokkos::ScopeGuard kokkos(argc, argv);
+  tour::options opt;
+  std::string out_dir = "sweep-tour-out";
+  CLI::App app{"Sweep tour: every capability at a small size, checked and timed"};
+  app.add_option("-l,--log2n", opt.log2n, "log2 of the elements per capability")->check(CLI::Range(4, 30));
+  app.add_option("-r,--repeats", opt.repeats, "timed runs per capability (best is shown)")->check(CLI::Range(1, 1000));
+  app.add_option("-o,--out", out_dir, "folder for images");
+  CLI11_PARSE(app, argc, argv);
+  opt.out_dir = out_dir;
+  std::filesystem::create_directories(opt.out_dir);
+
+  std::fprintf(stderr, "sweep %s on %s (concurrency %d)\n", SWEEP_VERSION_STRING,
+               Kokkos::DefaultExecutionSpace::name(), Kokkos::DefaultExecutionSpace().concurrency());
+  const std::vector<std::pair<const char*, tour::capability>> capabilities = {
+      {"copy", tour::run_copy},
+  };
+  std::vector<tour::row> rows;
+  for (const auto& [name, run] : capabilities) {
+    std::fprintf(stderr, "running %s ...\n", name);
+    for (auto& r : run(opt)) rows.push_back(std::move(r));
+  }
+
+  const double copy_gbs = rows.front().bytes / rows.front().seconds * 1e-9;
+  std::printf("%-34s %12s %10s %8s %7s  %-5s %s\n", "capability", "size", "time ms", "GB/s", "x copy",
+              "check", "detail");
+  bool all = true;
+  for (const auto& r : rows) {
+    const double gbs = r.bytes / r.seconds * 1e-9;
+    std::printf("%-34s %12lld %10.3f %8.2f %7.2f  %-5s %s\n", r.capability.c_str(),
+                static_cast<long long>(r.size), r.seconds * 1e3, gbs, gbs / copy_gbs,
+                r.passed ? "pass" : "FAIL", r.note.c_str());
+    all = all && r.passed;
+  }
+  std::printf("%s\n", all ? "all checks passed" : "SOME CHECKS FAILED");
+  return all ? 0 : 1;
+}

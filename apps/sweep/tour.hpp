@@ -1,0 +1,51 @@
+// The tour: every capability Sweep has, run at a small size, checked against
+// a reference, timed, and summed up in one table.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace tour {
+
+struct options {
+  int log2n = 22;                 // elements per capability
+  int repeats = 5;                // timed runs; the best is reported
+  std::filesystem::path out_dir;  // where images go
+};
+
+struct row {
+  std::string capability;
+  std::int64_t size = 0;
+  double seconds = 0;    // best of the timed runs
+  double bytes = 0;      // traffic model of one run
+  bool passed = false;   // checked against a reference
+  std::string note;      // what was checked, or why it failed
+};
+
+/// Best wall time of `repeats` fenced runs of `body`, after one warm-up.
+template <class Body>
+double best_seconds(int repeats, Body&& body) {
+  body();
+  Kokkos::fence();
+  double best = 1e300;
+  for (int r = 0; r < repeats; ++r) {
+    auto t0 = std::chrono::steady_clock::now();
+    body();
+    Kokkos::fence();
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return best;
+}
+
+using capability = std::function<std::vector<row>(const options&)>;
+
+/// Each tour_*.cpp contributes its rows through one of these.
+std::vector<row> run_copy(const options& opt);
+
+}  // namespace tour

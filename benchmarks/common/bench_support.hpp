@@ -1,0 +1,102 @@
+// Shared pieces of Sweep's Google Benchmark suites: fenced, manually timed
+// regions; the `copy` ceiling every suite registers next to its own rows;
+// type names for row labels.
+//
+// Row names follow `<suite>/<impl>/<type>/<log2n>` (suites add fields where
+// their issue says so). `bytes_per_second` is set from the traffic model the
+// caller passes: for copy and scan that is 2N*sizeof(T) (read N, write N).
+#pragma once
+
+#include <benchmark/benchmark.h>
+#include <Kokkos_Core.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+namespace sweep_bench {
+
+using Space = Kokkos::DefaultExecutionSpace;
+using Memory = Space::memory_space;
+
+template <class T>
+const char* type_name();
+template <> inline const char* type_name<std::int8_t>() { return "int8"; }
+template <> inline const char* type_name<std::int32_t>() { return "int32"; }
+template <> inline const char* type_name<std::int64_t>() { return "int64"; }
+template <> inline const char* type_name<std::uint32_t>() { return "uint32"; }
+template <> inline const char* type_name<float>() { return "float"; }
+template <> inline const char* type_name<double>() { return "double"; }
+
+/// Times `body` between two fences of `space` and reports it as the
+/// iteration's manual time. `body` must only enqueue or run the work.
+template <class ExecSpace, class Body>
+void timed(benchmark::State& state, const ExecSpace& space, Body&& body) {
+  space.fence();
+  auto t0 = std::chrono::steady_clock::now();
+  body();
+  space.fence();
+  auto t1 = std::chrono::steady_clock::now();
+  state.SetIterationTime(std::chrono::duration<double>(t1 - t0).count());
+}
+
+/// Runs `body` once untimed (first touch, caches, lazy setup), then the
+/// benchmark loop; sets bytes_per_second from `bytes_per_iteration`.
+template <class ExecSpace, class Body>
+void run_timed(benchmark::State& state, const ExecSpace& space, double bytes_per_iteration,
+               Body&& body) {
+  body();
+  space.fence();
+  for (auto _ : state) timed(state, space, body);
+  state.SetBytesProcessed(static_cast<std::int64_t>(bytes_per_iteration) *
+                          static_cast<std::int64_t>(state.iterations()));
+}
+
+/// Deterministic non-trivial fill (never time on zeros).
+template <class View>
+void fill_pattern(const View& v) {
+  using T = typename View::non_const_value_type;
+  Kokkos::parallel_for(
+      "sweep::bench::fill", Kokkos::RangePolicy<typename View::execution_space>(0, v.extent(0)),
+      KOKKOS_LAMBDA(const std::int64_t i) {
+        v(i) = static_cast<T>(static_cast<int>((i * 2654435761u) % 7u) - 3);
+      });
+  Kokkos::fence();
+}
+
+/// The memory-bandwidth ceiling: a parallel copy of N elements of T
+/// (traffic model 2N*sizeof(T)).
+template <class T>
+void bench_copy(benchmark::State& state) {
+  const std::int64_t n = std::int64_t(1) << state.range(0);
+  Kokkos::View<T*, Memory> in(Kokkos::view_alloc(Kokkos::WithoutInitializing, "sweep::bench::in"), n);
+  Kokkos::View<T*, Memory> out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "sweep::bench::out"), n);
+  fill_pattern(in);
+  Space space;
+  run_timed(state, space, 2.0 * n * sizeof(T), [&] {
+    Kokkos::parallel_for(
+        "sweep::bench::copy", Kokkos::RangePolicy<Space>(space, 0, n),
+        KOKKOS_LAMBDA(const std::int64_t i) { out(i) = in(i); });
+  });
+}
+
+/// Registers `<suite>/copy/<type>/<log2n>` for log2n in [lo, hi].
+template <class T>
+void register_copy(const std::string& suite, int lo, int hi) {
+  for (int k = lo; k <= hi; ++k)
+    benchmark::RegisterBenchmark((suite + "/copy/" + type_name<T>() + "/" + std::to_string(k)).c_str(),
+                                 bench_copy<T>)
+        ->Arg(k)
+        ->UseManualTime()
+        ->Unit(benchmark::kMillisecond);
+}
+
+/// Sizes: SWEEP_BENCH_LOG2N_MIN/MAX override a suite's defaults (e.g. 28 on
+/// a GPU).
+int log2n_min(int fallback);
+int log2n_max(int fallback);
+
+/// Registers the suite's benchmarks; each suite defines it.
+void register_suite();
+
+}  // namespace sweep_bench

@@ -1,0 +1,20 @@
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+install(TARGETS sweep EXPORT SweepTargets)
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/lib/sweep" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}"
+        FILES_MATCHING PATTERN "*.hpp")
+install(FILES "${PROJECT_BINARY_DIR}/generated/sweep/config.hpp"
+        DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/sweep")
+
+set(_sweep_cmake_dir "${CMAKE_INSTALL_LIBDIR}/cmake/Sweep")
+install(EXPORT SweepTargets NAMESPACE Sweep:: DESTINATION "${_sweep_cmake_dir}")
+configure_package_config_file(
+  "${PROJECT_SOURCE_DIR}/cmake/SweepConfig.cmake.in"
+  "${PROJECT_BINARY_DIR}/SweepConfig.cmake"
+  INSTALL_DESTINATION "${_sweep_cmake_dir}")
+write_basic_package_version_file(
+  "${PROJECT_BINARY_DIR}/SweepConfigVersion.cmake"
+  COMPATIBILITY SameMinorVersion ARCH_INDEPENDENT)
+install(FILES "${PROJECT_BINARY_DIR}/SweepConfig.cmake" "${PROJECT_BINARY_DIR}/SweepConfigVersion.cmake"
+        DESTINATION "${_sweep_cmake_dir}")

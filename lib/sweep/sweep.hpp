@@ -1,0 +1,6 @@
+// Sweep: portable scans, segmented scans, bitmask indices and simulation
+// kernels on Kokkos. This umbrella header includes every public capability.
+#pragma once
+
+#include <sweep/config.hpp>
+#include <sweep/core.hpp>

@@ -1,0 +1,70 @@
+// Helpers shared by Sweep's tests: the space type list, host <-> device
+// copies of std::vector, seeded random data and a floating-point tolerance
+// that grows with the number of operations.
+#pragma once
+
+#include <test_spaces.hpp>
+
+#include <doctest/doctest.h>
+#include <Kokkos_Core.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace sweep_test {
+
+/// A View in the default memory space of ExecSpace holding `values`.
+template <class ExecSpace, class T>
+Kokkos::View<T*, typename ExecSpace::memory_space> to_device(const std::vector<T>& values,
+                                                            const std::string& label = "test") {
+  Kokkos::View<T*, typename ExecSpace::memory_space> v(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, label), values.size());
+  auto host = Kokkos::create_mirror_view(v);
+  for (std::size_t i = 0; i < values.size(); ++i) host(i) = values[i];
+  Kokkos::deep_copy(v, host);
+  return v;
+}
+
+/// The elements of any rank-1 View, copied to the host.
+template <class View>
+std::vector<typename View::non_const_value_type> to_host(const View& v) {
+  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+  std::vector<typename View::non_const_value_type> out(v.extent(0));
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = host(i);
+  return out;
+}
+
+/// Seeded random values: integers over a small range (so sums and
+/// products stay meaningful), floats in [-1, 1).
+template <class T>
+std::vector<T> random_values(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 gen(seed);
+  std::vector<T> out(n);
+  if constexpr (std::is_floating_point_v<T>) {
+    std::uniform_real_distribution<T> dist(T(-1), T(1));
+    for (auto& x : out) x = dist(gen);
+  } else if constexpr (std::is_integral_v<T>) {
+    std::uniform_int_distribution<int> dist(std::is_signed_v<T> ? -3 : 0, 3);
+    for (auto& x : out) x = static_cast<T>(dist(gen));
+  } else {
+    for (auto& x : out) x = T::random(gen);
+  }
+  return out;
+}
+
+/// Tolerance for a result accumulated over n floating-point operations.
+template <class T>
+double tolerance(std::size_t n) {
+  if constexpr (std::is_floating_point_v<T>)
+    return 8.0 * std::numeric_limits<T>::epsilon() * std::sqrt(static_cast<double>(n) + 1.0) *
+           (std::log2(static_cast<double>(n) + 2.0) + 1.0);
+  else
+    return 0.0;
+}
+
+}  // namespace sweep_test
