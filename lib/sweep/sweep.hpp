@@ -4,3 +4,6 @@
 
 #include <sweep/config.hpp>
 #include <sweep/core.hpp>
+#include <sweep/monoid.hpp>
+#include <sweep/scan.hpp>
+#include <sweep/team_scan.hpp>

@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""Turns Sweep benchmark JSON (Google Benchmark format) into PNG figures.
+
+Rows are named <suite>/<impl>/<field>.../<x>: one figure per JSON file, one
+panel per distinct <field>... combination, one line per <impl>, the last
+field on the x axis and a counter (default bytes_per_second, in GB/s) on y.
+
+usage: plot.py RESULT.json [...] [--counter NAME] [--out DIR]
+"""
+import argparse
+import collections
+import json
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def load(path):
+    with open(path) as f:
+        data = json.load(f)
+    rows = []
+    for b in data.get("benchmarks", []):
+        if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
+            continue
+        rows.append(b)
+    return data.get("context", {}), rows
+
+
+def figure(path, counter, out_dir):
+    context, rows = load(path)
+    panels = collections.defaultdict(lambda: collections.defaultdict(list))
+    for b in rows:
+        parts = b["name"].split("/")
+        if len(parts) < 3 or counter not in b:
+            continue
+        impl, panel, x = parts[1], "/".join(parts[2:-1]) or parts[0], parts[-1]
+        try:
+            x = float(x)
+        except ValueError:
+            continue
+        scale = 1e-9 if counter.endswith("per_second") else 1.0
+        panels[panel][impl].append((x, b[counter] * scale))
+    if not panels:
+        print(f"{path}: no rows with counter {counter}", file=sys.stderr)
+        return None
+    n = len(panels)
+    fig, axes = plt.subplots(1, n, figsize=(6.5 * n, 4.5), squeeze=False)
+    for ax, (panel, impls) in zip(axes[0], sorted(panels.items())):
+        for impl, pts in sorted(impls.items()):
+            pts.sort()
+            style = "--" if impl == "copy" else "-"
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], style, marker="o", ms=3, label=impl)
+        ax.set_title(panel)
+        ax.set_xlabel("log2 n" if all(p[0] < 64 for v in impls.values() for p in v) else "x")
+        ax.set_ylabel(counter.replace("bytes_per_second", "GB/s").replace("_per_second", " (1e9/s)"))
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    host = context.get("host_name", "?")
+    space = context.get("kokkos_execution_space", "?")
+    fig.suptitle(f"{os.path.basename(path)} - {space} on {host}, {context.get('num_cpus', '?')} CPUs")
+    fig.tight_layout()
+    out = os.path.join(out_dir or os.path.dirname(path), os.path.splitext(os.path.basename(path))[0] + ".png")
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("json", nargs="+")
+    ap.add_argument("--counter", default="bytes_per_second")
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args()
+    for path in args.json:
+        out = figure(path, args.counter, args.out)
+        if out:
+            print(out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,100 @@
+// The view of a scan problem every scan algorithm works on: element i of a
+// forward scan, with direction folded into the index map and the operator
+// (flipped for backward scans by the caller), plus the per-space tuning
+// constants.
+#pragma once
+
+#include <sweep/core.hpp>
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+namespace sweep::detail {
+
+template <class InView, class OutView, class Op, bool Backward>
+struct scan_io {
+  using value_type = typename Op::value_type;
+  using op_type = Op;
+  InView in;
+  OutView out;
+  Op op;
+  index_t n;
+
+  KOKKOS_INLINE_FUNCTION index_t at(index_t i) const {
+    if constexpr (Backward) return n - 1 - i;
+    else return i;
+  }
+  KOKKOS_INLINE_FUNCTION value_type load(index_t i) const { return static_cast<value_type>(in(at(i))); }
+  /// Reads back what an earlier pass stored (multi-pass algorithms).
+  KOKKOS_INLINE_FUNCTION value_type reload(index_t i) const { return out(at(i)); }
+  KOKKOS_INLINE_FUNCTION void store(index_t i, const value_type& v) const { out(at(i)) = v; }
+  KOKKOS_INLINE_FUNCTION value_type combine(const value_type& a, const value_type& b) const { return op(a, b); }
+  KOKKOS_INLINE_FUNCTION static value_type identity() { return Op::identity(); }
+};
+
+/// A forward in-place scan over a plain buffer (tile sums, chunk totals).
+template <class View, class Op>
+using buffer_io = scan_io<View, View, Op, false>;
+
+template <class View, class Op>
+buffer_io<View, Op> make_buffer_io(const View& v, const Op& op) {
+  return {v, v, op, static_cast<index_t>(v.extent(0))};
+}
+
+/// True for execution spaces that run on the host (OpenMP, Serial, ...).
+template <class ExecSpace>
+inline constexpr bool is_host_space_v = Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible;
+
+/// Tuning constants of the portable scans, one place per space kind.
+template <class ExecSpace>
+struct scan_tuning {
+  static constexpr bool host = is_host_space_v<ExecSpace>;
+  /// single_pass: bytes per chunk, sized so a chunk stays in a core's L2
+  /// between its reduce and its scan (host), one team's tile (device).
+  static constexpr std::size_t chunk_bytes = host ? (128u << 10) : (16u << 10);
+  /// Threads per team for team-based kernels.
+  static constexpr int team_size = host ? 1 : 256;
+  /// Default tile of the tiled algorithm, in elements.
+  static constexpr index_t tile_size = host ? 16384 : 2048;
+  /// Below this many elements `automatic` scans sequentially on the host.
+  static constexpr index_t sequential_below = host ? 4096 : 0;
+
+  template <class T>
+  static index_t chunk_elements() {
+    const index_t e = static_cast<index_t>(chunk_bytes / sizeof(T));
+    return e < 256 ? 256 : e;
+  }
+};
+
+/// A load that always goes to memory (no register or L1 reuse), for values
+/// another thread or block publishes while this one waits.
+template <class T>
+KOKKOS_INLINE_FUNCTION T volatile_load(const T* p) {
+  static_assert(std::is_trivially_copyable_v<T>, "single-pass scans need trivially copyable values");
+  // Volatile word (or byte) reads, then a memcpy into the value: no type
+  // punning through pointers, which the optimiser may assume never aliases.
+  T out{};
+  if constexpr (alignof(T) >= 4 && sizeof(T) % 4 == 0) {
+    std::uint32_t words[sizeof(T) / 4];
+    auto src = reinterpret_cast<const volatile std::uint32_t*>(p);
+    for (std::size_t k = 0; k < sizeof(T) / 4; ++k) words[k] = src[k];
+    std::memcpy(&out, words, sizeof(T));
+  } else {
+    unsigned char bytes[sizeof(T)];
+    auto src = reinterpret_cast<const volatile unsigned char*>(p);
+    for (std::size_t k = 0; k < sizeof(T); ++k) bytes[k] = src[k];
+    std::memcpy(&out, bytes, sizeof(T));
+  }
+  return out;
+}
+
+/// Copies one element of a device View to the host.
+template <class View>
+typename View::non_const_value_type read_element(const View& v, index_t i) {
+  typename View::non_const_value_type h;
+  Kokkos::deep_copy(h, Kokkos::subview(v, i));
+  return h;
+}
+
+}  // namespace sweep::detail

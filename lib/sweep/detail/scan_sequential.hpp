@@ -1,0 +1,42 @@
+// One thread walks the sequence in order: the reference every other
+// algorithm is checked against, and the fastest choice for tiny n on a CPU.
+// Work n, depth n.
+#pragma once
+
+#include <sweep/detail/scan_io.hpp>
+
+namespace sweep::detail {
+
+template <class ExecSpace, class IO, class T = typename IO::value_type>
+T scan_sequential(const ExecSpace& space, const IO& io, const T& init, bool exclusive, const std::string& label) {
+  Kokkos::View<T, typename ExecSpace::memory_space> total(label + "::total");
+  Kokkos::parallel_for(
+      label + "::sequential", Kokkos::RangePolicy<ExecSpace>(space, 0, 1), KOKKOS_LAMBDA(const int) {
+        T acc = init;
+        for (index_t i = 0; i < io.n; ++i) {
+          T next = io.combine(acc, io.load(i));
+          io.store(i, exclusive ? acc : next);
+          acc = next;
+        }
+        total() = acc;
+      });
+  T h;
+  Kokkos::deep_copy(space, h, total);
+  space.fence();
+  return h;
+}
+
+/// Writes the final result from an inclusive prefix `incl` of the inputs
+/// (without init) and returns init (+) everything.
+template <class ExecSpace, class IO, class View, class T = typename IO::value_type>
+T finish_from_inclusive(const ExecSpace& space, const IO& io, const View& incl, const T& init, bool exclusive,
+                        const std::string& label) {
+  Kokkos::parallel_for(
+      label + "::finish", Kokkos::RangePolicy<ExecSpace>(space, 0, io.n), KOKKOS_LAMBDA(const index_t i) {
+        if (exclusive) io.store(i, i == 0 ? init : io.combine(init, incl(i - 1)));
+        else io.store(i, io.combine(init, incl(i)));
+      });
+  return io.combine(init, read_element(incl, io.n - 1));
+}
+
+}  // namespace sweep::detail

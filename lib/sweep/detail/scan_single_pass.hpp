@@ -1,0 +1,91 @@
+// Single-pass scan with decoupled look-back. Chunks are handed out in order
+// by an atomic counter (so every chunk's predecessors are already running
+// or done: no deadlock, on CPUs and GPUs alike). A chunk folds its inputs,
+// publishes that aggregate, walks back over its predecessors' published
+// aggregates until it meets an inclusive prefix, publishes its own inclusive
+// prefix, and scans its inputs from that base. On a CPU the chunk is sized
+// to stay in L2 between the fold and the scan, so memory sees one read and
+// one write per element: traffic 2n, the copy's.
+#pragma once
+
+#include <sweep/detail/scan_io.hpp>
+#include <sweep/detail/team_scan.hpp>
+
+namespace sweep::detail {
+
+enum : int { chunk_empty = 0, chunk_aggregate = 1, chunk_inclusive = 2 };
+
+template <class ExecSpace, class IO, class T = typename IO::value_type>
+T scan_single_pass(const ExecSpace& space, const IO& io, const T& init, bool exclusive, index_t chunk,
+                   const std::string& label) {
+  using Mem = typename ExecSpace::memory_space;
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Scratch = Kokkos::View<T*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  using IndexScratch = Kokkos::View<index_t*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  const index_t n = io.n;
+  const index_t nchunks = (n + chunk - 1) / chunk;
+  const int team_size = scan_tuning<ExecSpace>::team_size;
+  const std::size_t scratch =
+      Scratch::shmem_size(team_scan_scratch_elems<T>(team_size) + 1) + IndexScratch::shmem_size(1);
+
+  Kokkos::View<int*, Mem> flags(label + "::flags", nchunks);  // zero: chunk_empty
+  Kokkos::View<T*, Mem> aggregates(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::aggregates"),
+                                   nchunks);
+  Kokkos::View<T*, Mem> inclusives(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::inclusives"),
+                                   nchunks);
+  Kokkos::View<index_t, Mem> ticket(label + "::ticket");
+
+  Kokkos::parallel_for(
+      label + "::single_pass",
+      Policy(space, static_cast<int>(nchunks), team_size).set_scratch_size(0, Kokkos::PerTeam(scratch)),
+      KOKKOS_LAMBDA(const typename Policy::member_type& team) {
+        const int nt = team.team_size();
+        Scratch parts(team.team_scratch(0), team_scan_scratch_elems<T>(nt) + 1);
+        IndexScratch id(team.team_scratch(0), 1);
+        if (team.team_rank() == 0) id(0) = Kokkos::atomic_fetch_add(&ticket(), index_t(1));
+        team.team_barrier();
+        const index_t c = id(0);
+        const index_t first = c * chunk;
+        const index_t count = (n - first) < chunk ? (n - first) : chunk;
+        auto load = [&](index_t j) { return io.load(first + j); };
+        const T aggregate = team_reduce_range(team, count, io.op, load, parts.data());
+        if (team.team_rank() == 0) {
+          T prefix = init;
+          if (c == 0) {
+            inclusives(0) = io.combine(init, aggregate);
+            Kokkos::memory_fence();
+            Kokkos::atomic_exchange(&flags(0), int(chunk_inclusive));
+          } else {
+            aggregates(c) = aggregate;
+            Kokkos::memory_fence();
+            Kokkos::atomic_exchange(&flags(c), int(chunk_aggregate));
+            T behind = IO::identity();
+            index_t j = c - 1;
+            while (true) {
+              const int f = volatile_load(&flags(j));
+              if (f == chunk_empty) continue;  // predecessor still folding
+              Kokkos::memory_fence();
+              if (f == chunk_inclusive) {
+                behind = io.combine(volatile_load(&inclusives(j)), behind);
+                break;
+              }
+              behind = io.combine(volatile_load(&aggregates(j)), behind);
+              --j;
+            }
+            prefix = behind;
+            inclusives(c) = io.combine(prefix, aggregate);
+            Kokkos::memory_fence();
+            Kokkos::atomic_exchange(&flags(c), int(chunk_inclusive));
+          }
+          parts(nt + 1) = prefix;
+        }
+        team.team_barrier();
+        const T prefix = parts(nt + 1);
+        team_scan_range(
+            team, count, io.op, prefix, exclusive, load, [&](index_t j, const T& v) { io.store(first + j, v); },
+            parts.data());
+      });
+  return read_element(inclusives, nchunks - 1);
+}
+
+}  // namespace sweep::detail

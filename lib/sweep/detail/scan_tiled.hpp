@@ -1,0 +1,59 @@
+// Tiled scan (the C++ AMP design): each team scans one tile locally and
+// records the tile's total; the tile totals are scanned by the same
+// algorithm, recursively, until they fit one tile; a last pass combines each
+// element with its tile's prefix. Work O(n), traffic about 4n, depth
+// O(tile * log_tile(n)).
+#pragma once
+
+#include <sweep/detail/scan_io.hpp>
+#include <sweep/detail/team_scan.hpp>
+
+namespace sweep::detail {
+
+template <class ExecSpace, class IO, class T = typename IO::value_type>
+T scan_tiled(const ExecSpace& space, const IO& io, const T& init, bool exclusive, index_t tile,
+             const std::string& label) {
+  using Mem = typename ExecSpace::memory_space;
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Scratch = Kokkos::View<T*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  const index_t n = io.n;
+  const index_t ntiles = (n + tile - 1) / tile;
+  const int team_size = scan_tuning<ExecSpace>::team_size;
+  const std::size_t scratch = Scratch::shmem_size(team_scan_scratch_elems<T>(team_size));
+  Kokkos::View<T*, Mem> sums(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::tile_sums"), ntiles);
+  Kokkos::View<T, Mem> total(label + "::total");
+  // A single tile starts from init and is the whole answer; otherwise tiles
+  // start from the identity and are corrected by the propagation pass.
+  const bool single = ntiles == 1;
+  Kokkos::parallel_for(
+      label + "::tile_scan",
+      Policy(space, static_cast<int>(ntiles), team_size).set_scratch_size(0, Kokkos::PerTeam(scratch)),
+      KOKKOS_LAMBDA(const typename Policy::member_type& team) {
+        Scratch parts(team.team_scratch(0), team_scan_scratch_elems<T>(team.team_size()));
+        const index_t first = static_cast<index_t>(team.league_rank()) * tile;
+        const index_t count = (n - first) < tile ? (n - first) : tile;
+        const T sum = team_scan_range(
+            team, count, io.op, single ? init : IO::identity(), exclusive,
+            [&](index_t j) { return io.load(first + j); }, [&](index_t j, const T& v) { io.store(first + j, v); },
+            parts.data());
+        if (team.team_rank() == 0) {
+          sums(team.league_rank()) = sum;
+          if (single) total() = sum;
+        }
+      });
+  if (single) {
+    T h;
+    Kokkos::deep_copy(space, h, total);
+    space.fence();
+    return h;
+  }
+  // Exclusive scan of the tile sums with init: each tile's prefix.
+  auto sums_io = make_buffer_io(sums, io.op);
+  const T all = scan_tiled(space, sums_io, init, true, tile, label);
+  Kokkos::parallel_for(
+      label + "::propagate", Kokkos::RangePolicy<ExecSpace>(space, 0, n),
+      KOKKOS_LAMBDA(const index_t i) { io.store(i, io.combine(sums(i / tile), io.reload(i))); });
+  return all;
+}
+
+}  // namespace sweep::detail

@@ -1,0 +1,95 @@
+// Operators for Sweep's scans and reductions. A monoid is a type with a
+// `value_type`, a static `identity()` and a const `operator()(a, b)`, all
+// callable on host and device. Only associativity is ever assumed: Sweep
+// never reorders operands, so non-commutative monoids (matrix products,
+// affine-map composition) give exact results.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <concepts>
+#include <limits>
+#include <type_traits>
+
+namespace sweep {
+
+/// The requirements on a user operator.
+template <class Op>
+concept monoid = requires(const Op& op, const typename Op::value_type& a) {
+  typename Op::value_type;
+  { Op::identity() } -> std::convertible_to<typename Op::value_type>;
+  { op(a, a) } -> std::convertible_to<typename Op::value_type>;
+};
+
+template <class T>
+struct plus {
+  using value_type = T;
+  KOKKOS_INLINE_FUNCTION static constexpr T identity() { return T(0); }
+  KOKKOS_INLINE_FUNCTION constexpr T operator()(const T& a, const T& b) const { return static_cast<T>(a + b); }
+};
+
+template <class T>
+struct multiplies {
+  using value_type = T;
+  KOKKOS_INLINE_FUNCTION static constexpr T identity() { return T(1); }
+  KOKKOS_INLINE_FUNCTION constexpr T operator()(const T& a, const T& b) const { return static_cast<T>(a * b); }
+};
+
+template <class T>
+struct minimum {
+  using value_type = T;
+  KOKKOS_INLINE_FUNCTION static constexpr T identity() {
+    if constexpr (std::numeric_limits<T>::has_infinity) return std::numeric_limits<T>::infinity();
+    else return std::numeric_limits<T>::max();
+  }
+  KOKKOS_INLINE_FUNCTION constexpr T operator()(const T& a, const T& b) const { return b < a ? b : a; }
+};
+
+template <class T>
+struct maximum {
+  using value_type = T;
+  KOKKOS_INLINE_FUNCTION static constexpr T identity() {
+    if constexpr (std::numeric_limits<T>::has_infinity) return -std::numeric_limits<T>::infinity();
+    else return std::numeric_limits<T>::lowest();
+  }
+  KOKKOS_INLINE_FUNCTION constexpr T operator()(const T& a, const T& b) const { return a < b ? b : a; }
+};
+
+template <class T>
+struct bit_and {
+  static_assert(std::is_integral_v<T>, "sweep::bit_and needs an integral type");
+  using value_type = T;
+  KOKKOS_INLINE_FUNCTION static constexpr T identity() { return static_cast<T>(~T(0)); }
+  KOKKOS_INLINE_FUNCTION constexpr T operator()(const T& a, const T& b) const { return static_cast<T>(a & b); }
+};
+
+template <class T>
+struct bit_or {
+  static_assert(std::is_integral_v<T>, "sweep::bit_or needs an integral type");
+  using value_type = T;
+  KOKKOS_INLINE_FUNCTION static constexpr T identity() { return T(0); }
+  KOKKOS_INLINE_FUNCTION constexpr T operator()(const T& a, const T& b) const { return static_cast<T>(a | b); }
+};
+
+template <class T>
+struct bit_xor {
+  static_assert(std::is_integral_v<T>, "sweep::bit_xor needs an integral type");
+  using value_type = T;
+  KOKKOS_INLINE_FUNCTION static constexpr T identity() { return T(0); }
+  KOKKOS_INLINE_FUNCTION constexpr T operator()(const T& a, const T& b) const { return static_cast<T>(a ^ b); }
+};
+
+namespace detail {
+
+/// op with its operands swapped: a backward scan is a forward scan of the
+/// reversed sequence under the flipped operator (still associative).
+template <class Op>
+struct flipped {
+  using value_type = typename Op::value_type;
+  Op op;
+  KOKKOS_INLINE_FUNCTION static constexpr value_type identity() { return Op::identity(); }
+  KOKKOS_INLINE_FUNCTION value_type operator()(const value_type& a, const value_type& b) const { return op(b, a); }
+};
+
+}  // namespace detail
+}  // namespace sweep

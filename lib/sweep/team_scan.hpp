@@ -1,0 +1,54 @@
+// Team-level scans with any monoid, for use inside a Kokkos::TeamPolicy
+// kernel (Kokkos' own team scan is sum-only).
+//
+//   T sweep::team_inclusive_scan(team, data [, op]);
+//   T sweep::team_exclusive_scan(team, data, init [, op]);
+//
+// `data` is a rank-1 View the whole team can read and write (team scratch or
+// global memory); it is scanned in place by all threads of the team, which
+// must all call. Returns the total (init (+) everything) to every thread.
+// Each call takes sweep::team_scan_scratch_size<T>(team_size) bytes of the
+// team's level-0 scratch: reserve that much per call with
+// policy.set_scratch_size(0, Kokkos::PerTeam(...)). Work O(n + team_size).
+#pragma once
+
+#include <sweep/detail/team_scan.hpp>
+#include <sweep/monoid.hpp>
+
+namespace sweep {
+
+/// Level-0 scratch bytes one team scan call needs.
+template <class T>
+constexpr std::size_t team_scan_scratch_size(int team_size) {
+  return (detail::team_scan_scratch_elems<T>(team_size) + 1) * sizeof(T) + alignof(T) + 8;
+}
+
+namespace detail {
+template <class Team, class View, class Op, class T = typename Op::value_type>
+KOKKOS_INLINE_FUNCTION T team_scan_view(const Team& team, const View& data, const T& init, bool exclusive,
+                                        const Op& op) {
+  static_assert(is_rank1_view_v<View>, "sweep team scan: `data` must be a rank-1 Kokkos::View");
+  using Scratch = Kokkos::View<T*, typename Team::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  Scratch parts(team.team_scratch(0), team_scan_scratch_elems<T>(team.team_size()));
+  const T total = team_scan_range(
+      team, static_cast<index_t>(data.extent(0)), op, init, exclusive, [&](index_t i) { return T(data(i)); },
+      [&](index_t i, const T& v) { data(i) = v; }, parts.data());
+  team.team_barrier();
+  return total;
+}
+}  // namespace detail
+
+template <class Team, class View, monoid Op = plus<typename View::non_const_value_type>>
+KOKKOS_INLINE_FUNCTION typename Op::value_type team_inclusive_scan(const Team& team, const View& data,
+                                                                   const Op& op = Op{}) {
+  return detail::team_scan_view(team, data, Op::identity(), false, op);
+}
+
+template <class Team, class View, monoid Op = plus<typename View::non_const_value_type>>
+KOKKOS_INLINE_FUNCTION typename Op::value_type team_exclusive_scan(const Team& team, const View& data,
+                                                                   const typename Op::value_type& init,
+                                                                   const Op& op = Op{}) {
+  return detail::team_scan_view(team, data, init, true, op);
+}
+
+}  // namespace sweep

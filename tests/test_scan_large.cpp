@@ -1,0 +1,37 @@
+// Sizes are 64-bit: an int8 scan of more than 2^31 elements, in place,
+// checked element by element on the host.
+#include "scan_reference.hpp"
+
+using namespace sweep_test;
+
+TEST_CASE_TEMPLATE("int8 scans of n > 2^31 elements", Space, SWEEP_TEST_SPACES) {
+  const sweep::index_t n = (sweep::index_t(1) << 31) + 4097;
+  Kokkos::View<std::int8_t*, typename Space::memory_space> v(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "big"), n);
+  auto fill = [&] {
+    Kokkos::parallel_for(
+        "fill", Kokkos::RangePolicy<Space>(0, n), KOKKOS_LAMBDA(const sweep::index_t i) {
+          v(i) = static_cast<std::int8_t>(static_cast<int>((static_cast<std::uint64_t>(i) * 2654435761u) >> 7 & 7) - 3);
+        });
+  };
+  auto value = [](sweep::index_t i) {
+    return static_cast<std::int8_t>(static_cast<int>((static_cast<std::uint64_t>(i) * 2654435761u) >> 7 & 7) - 3);
+  };
+  for (bool backward : {false, true}) {
+    CAPTURE(backward);
+    fill();
+    sweep::scan_options opt;
+    opt.direction = backward ? sweep::direction::backward : sweep::direction::forward;
+    const std::int8_t total = sweep::exclusive_scan(Space(), v, v, std::int8_t(1), opt);
+    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+    std::int8_t acc = 1;
+    sweep::index_t bad = 0;
+    for (sweep::index_t k = 0; k < n; ++k) {
+      const sweep::index_t i = backward ? n - 1 - k : k;
+      bad += host(i) != acc;
+      acc = static_cast<std::int8_t>(acc + value(i));
+    }
+    CHECK(bad == 0);
+    CHECK(total == acc);
+  }
+}
