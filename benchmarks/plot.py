@@ -34,7 +34,11 @@ def figure(path, counter, out_dir):
     context, rows = load(path)
     panels = collections.defaultdict(lambda: collections.defaultdict(list))
     for b in rows:
-        parts = b["name"].split("/")
+        name = b["name"]
+        for suffix in ("/manual_time", "/real_time"):
+            if name.endswith(suffix):
+                name = name[: -len(suffix)]
+        parts = name.split("/")
         if len(parts) < 3 or counter not in b:
             continue
         impl, panel, x = parts[1], "/".join(parts[2:-1]) or parts[0], parts[-1]

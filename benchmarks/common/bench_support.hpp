@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <utility>
 
 namespace sweep_bench {
 
@@ -52,6 +53,21 @@ void run_timed(benchmark::State& state, const ExecSpace& space, double bytes_per
                           static_cast<std::int64_t>(state.iterations()));
 }
 
+/// As run_timed, with an untimed `setup` before every timed `body` (for
+/// peers that work in place).
+template <class ExecSpace, class Setup, class Body>
+void run_timed_with_setup(benchmark::State& state, const ExecSpace& space, double bytes_per_iteration,
+                          Setup&& setup, Body&& body) {
+  setup();
+  body();
+  for (auto _ : state) {
+    setup();
+    timed(state, space, body);
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(bytes_per_iteration) *
+                          static_cast<std::int64_t>(state.iterations()));
+}
+
 /// Deterministic non-trivial fill (never time on zeros).
 template <class View>
 void fill_pattern(const View& v) {
@@ -67,8 +83,8 @@ void fill_pattern(const View& v) {
 /// The memory-bandwidth ceiling: a parallel copy of N elements of T
 /// (traffic model 2N*sizeof(T)).
 template <class T>
-void bench_copy(benchmark::State& state) {
-  const std::int64_t n = std::int64_t(1) << state.range(0);
+void bench_copy(benchmark::State& state, int log2n) {
+  const std::int64_t n = std::int64_t(1) << log2n;
   Kokkos::View<T*, Memory> in(Kokkos::view_alloc(Kokkos::WithoutInitializing, "sweep::bench::in"), n);
   Kokkos::View<T*, Memory> out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "sweep::bench::out"), n);
   fill_pattern(in);
@@ -80,15 +96,24 @@ void bench_copy(benchmark::State& state) {
   });
 }
 
+/// Registers one row named `name` (Google Benchmark appends
+/// "/manual_time"); `f(state)` runs it.
+template <class F>
+void register_row(const std::string& name, F&& f) {
+  benchmark::RegisterBenchmark(name.c_str(), std::forward<F>(f))->UseManualTime()->Unit(benchmark::kMillisecond);
+}
+
+/// Registers `<prefix>/<log2n>` for log2n in [lo, hi]; `f(state, log2n)`.
+template <class F>
+void register_sizes(const std::string& prefix, int lo, int hi, F f) {
+  for (int k = lo; k <= hi; ++k)
+    register_row(prefix + "/" + std::to_string(k), [f, k](benchmark::State& s) { f(s, k); });
+}
+
 /// Registers `<suite>/copy/<type>/<log2n>` for log2n in [lo, hi].
 template <class T>
 void register_copy(const std::string& suite, int lo, int hi) {
-  for (int k = lo; k <= hi; ++k)
-    benchmark::RegisterBenchmark((suite + "/copy/" + type_name<T>() + "/" + std::to_string(k)).c_str(),
-                                 bench_copy<T>)
-        ->Arg(k)
-        ->UseManualTime()
-        ->Unit(benchmark::kMillisecond);
+  register_sizes(suite + "/copy/" + type_name<T>(), lo, hi, bench_copy<T>);
 }
 
 /// Sizes: SWEEP_BENCH_LOG2N_MIN/MAX override a suite's defaults (e.g. 28 on

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <sweep/detail/scan_io.hpp>
+#include <sweep/detail/team_scan.hpp>
 
 namespace sweep::detail {
 
@@ -22,13 +23,9 @@ T scan_chunked(const ExecSpace& space, const IO& io, const T& init, bool exclusi
   Kokkos::parallel_for(
       label + "::chunk_scan", Kokkos::RangePolicy<ExecSpace>(space, 0, nchunks), KOKKOS_LAMBDA(const index_t c) {
         const index_t b = c * per, e = (b + per) < n ? (b + per) : n;
-        T run = IO::identity();
-        for (index_t i = b; i < e; ++i) {
-          T next = io.combine(run, io.load(i));
-          io.store(i, exclusive ? run : next);
-          run = next;
-        }
-        bases(c) = run;
+        bases(c) = serial_scan(
+            io.op, IO::identity(), exclusive, [&](index_t i) { return io.load(i); },
+            [&](index_t i, const T& v) { io.store(i, v); }, b, e);
       });
   Kokkos::parallel_for(
       label + "::scan_totals", Kokkos::RangePolicy<ExecSpace>(space, 0, 1), KOKKOS_LAMBDA(const int) {

@@ -25,6 +25,62 @@ KOKKOS_INLINE_FUNCTION void team_piece(const Team& team, index_t count, index_t&
   if (end > count) end = count;
 }
 
+/// Folds load(b..e) in order as four independent chains over four
+/// consecutive sub-ranges (more instruction-level parallelism than one
+/// chain; the chains are combined in order, so only associativity is used).
+template <class Op, class Load, class T = typename Op::value_type>
+KOKKOS_INLINE_FUNCTION void fold_lanes(const Op& op, const Load& load, index_t b, index_t e, T lane[4],
+                                       index_t& q) {
+  q = (e - b) / 4;
+  lane[0] = lane[1] = lane[2] = lane[3] = Op::identity();
+  for (index_t j = 0; j < q; ++j) {
+    lane[0] = op(lane[0], load(b + j));
+    lane[1] = op(lane[1], load(b + q + j));
+    lane[2] = op(lane[2], load(b + 2 * q + j));
+    lane[3] = op(lane[3], load(b + 3 * q + j));
+  }
+  for (index_t i = b + 4 * q; i < e; ++i) lane[3] = op(lane[3], load(i));
+}
+
+/// Fold of load(b..e) in order.
+template <class Op, class Load, class T = typename Op::value_type>
+KOKKOS_INLINE_FUNCTION T serial_fold(const Op& op, const Load& load, index_t b, index_t e) {
+  T lane[4];
+  index_t q;
+  fold_lanes(op, load, b, e, lane, q);
+  return op(op(lane[0], lane[1]), op(lane[2], lane[3]));
+}
+
+/// Scan of load(b..e) from `prefix`, four chains at once; returns prefix
+/// (+) everything.
+template <class Op, class Load, class Store, class T = typename Op::value_type>
+KOKKOS_INLINE_FUNCTION T serial_scan(const Op& op, const T& prefix, bool exclusive, const Load& load,
+                                     const Store& store, index_t b, index_t e) {
+  T lane[4];
+  index_t q;
+  fold_lanes(op, load, b, e, lane, q);
+  T run[4];
+  run[0] = prefix;
+  run[1] = op(run[0], lane[0]);
+  run[2] = op(run[1], lane[1]);
+  run[3] = op(run[2], lane[2]);
+  const T total = op(run[3], lane[3]);
+  for (index_t j = 0; j < q; ++j) {
+    for (int k = 0; k < 4; ++k) {
+      const index_t i = b + k * q + j;
+      const T next = op(run[k], load(i));
+      store(i, exclusive ? run[k] : next);
+      run[k] = next;
+    }
+  }
+  for (index_t i = b + 4 * q; i < e; ++i) {
+    const T next = op(run[3], load(i));
+    store(i, exclusive ? run[3] : next);
+    run[3] = next;
+  }
+  return total;
+}
+
 /// Fold of load(0..count) in order; every thread gets the result.
 /// `parts` is team scratch of team_scan_scratch_elems entries.
 template <class Team, class Op, class Load, class T = typename Op::value_type>
@@ -32,8 +88,7 @@ KOKKOS_INLINE_FUNCTION T team_reduce_range(const Team& team, index_t count, cons
                                            T* parts) {
   index_t b, e;
   team_piece(team, count, b, e);
-  T acc = Op::identity();
-  for (index_t i = b; i < e; ++i) acc = op(acc, load(i));
+  const T acc = serial_fold(op, load, b, e);
   const int nt = team.team_size();
   if (nt == 1) return acc;
   parts[team.team_rank()] = acc;
@@ -57,12 +112,11 @@ KOKKOS_INLINE_FUNCTION T team_scan_range(const Team& team, index_t count, const 
   index_t b, e;
   team_piece(team, count, b, e);
   const int nt = team.team_size();
+  if (nt == 1) return serial_scan(op, prefix, exclusive, load, store, b, e);
   T run = prefix;
   T total{};
-  if (nt > 1) {
-    T acc = Op::identity();
-    for (index_t i = b; i < e; ++i) acc = op(acc, load(i));
-    parts[team.team_rank()] = acc;
+  {
+    parts[team.team_rank()] = serial_fold(op, load, b, e);
     team.team_barrier();
     if (team.team_rank() == 0) {
       T sum = Op::identity();
@@ -77,16 +131,9 @@ KOKKOS_INLINE_FUNCTION T team_scan_range(const Team& team, index_t count, const 
     run = op(prefix, parts[team.team_rank()]);
     total = op(prefix, parts[nt]);
   }
-  for (index_t i = b; i < e; ++i) {
-    T next = op(run, load(i));
-    store(i, exclusive ? run : next);
-    run = next;
-  }
-  if (nt > 1) {
-    team.team_barrier();
-    return total;
-  }
-  return run;
+  serial_scan(op, run, exclusive, load, store, b, e);
+  team.team_barrier();
+  return total;
 }
 
 }  // namespace sweep::detail
