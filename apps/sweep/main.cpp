@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
                Kokkos::DefaultExecutionSpace::name(), Kokkos::DefaultExecutionSpace().concurrency());
   const std::vector<std::pair<const char*, tour::capability>> capabilities = {
       {"copy", tour::run_copy},
+      {"scan", tour::run_scan},
   };
   std::vector<tour::row> rows;
   for (const auto& [name, run] : capabilities) {
