@@ -19,14 +19,7 @@ T scan_blelloch(const ExecSpace& space, const IO& io, const T& init, bool exclus
   Kokkos::parallel_for(
       label + "::load", Kokkos::RangePolicy<ExecSpace>(space, 0, m),
       KOKKOS_LAMBDA(const index_t i) { a(i) = i < n ? io.load(i) : IO::identity(); });
-  for (index_t d = 1; d < m; d *= 2) {
-    Kokkos::parallel_for(
-        label + "::up_sweep", Kokkos::RangePolicy<ExecSpace>(space, 0, m / (2 * d)),
-        KOKKOS_LAMBDA(const index_t k) {
-          const index_t r = (k + 1) * 2 * d - 1;
-          a(r) = io.combine(a(r - d), a(r));
-        });
-  }
+  reduce_tree(space, io, a, m, label);
   const T all = read_element(a, m - 1);
   Kokkos::parallel_for(
       label + "::clear_root", Kokkos::RangePolicy<ExecSpace>(space, 0, 1),

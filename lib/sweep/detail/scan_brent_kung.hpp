@@ -18,14 +18,7 @@ T scan_brent_kung(const ExecSpace& space, const IO& io, const T& init, bool excl
   Kokkos::parallel_for(
       label + "::load", Kokkos::RangePolicy<ExecSpace>(space, 0, n),
       KOKKOS_LAMBDA(const index_t i) { a(i) = io.load(i); });
-  for (index_t d = 1; d < n; d *= 2) {
-    Kokkos::parallel_for(
-        label + "::fan_in", Kokkos::RangePolicy<ExecSpace>(space, 0, n / (2 * d)),
-        KOKKOS_LAMBDA(const index_t k) {
-          const index_t r = (k + 1) * 2 * d - 1;
-          a(r) = io.combine(a(r - d), a(r));
-        });
-  }
+  reduce_tree(space, io, a, n, label);
   const index_t top = static_cast<index_t>(std::bit_floor(static_cast<std::uint64_t>(n)));
   for (index_t d = top / 2; d >= 1; d /= 2) {
     Kokkos::parallel_for(

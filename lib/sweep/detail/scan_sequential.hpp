@@ -39,4 +39,18 @@ T finish_from_inclusive(const ExecSpace& space, const IO& io, const View& incl, 
   return io.combine(init, read_element(incl, io.n - 1));
 }
 
+/// The reduce tree shared by Blelloch's up-sweep and Brent-Kung's fan-in:
+/// at stride d, a(r) = a(r - d) (+) a(r) for every r = (k+1)*2d - 1 < m.
+template <class ExecSpace, class IO, class View>
+void reduce_tree(const ExecSpace& space, const IO& io, const View& a, index_t m, const std::string& label) {
+  for (index_t d = 1; d < m; d *= 2) {
+    Kokkos::parallel_for(
+        label + "::up_sweep", Kokkos::RangePolicy<ExecSpace>(space, 0, m / (2 * d)),
+        KOKKOS_LAMBDA(const index_t k) {
+          const index_t r = (k + 1) * 2 * d - 1;
+          a(r) = io.combine(a(r - d), a(r));
+        });
+  }
+}
+
 }  // namespace sweep::detail
