@@ -16,6 +16,8 @@ template <class InView, class OutView, class Op, bool Backward>
 struct scan_io {
   using value_type = typename Op::value_type;
   using op_type = Op;
+  using in_value = typename InView::value_type;
+  static constexpr bool backward = Backward;
   InView in;
   OutView out;
   Op op;
@@ -31,6 +33,10 @@ struct scan_io {
   KOKKOS_INLINE_FUNCTION void store(index_t i, const value_type& v) const { out(at(i)) = v; }
   KOKKOS_INLINE_FUNCTION value_type combine(const value_type& a, const value_type& b) const { return op(a, b); }
   KOKKOS_INLINE_FUNCTION static value_type identity() { return Op::identity(); }
+  /// Both Views are dense with unit stride (raw pointers may be used).
+  bool unit_stride() const {
+    return in.span_is_contiguous() && out.span_is_contiguous() && in.stride(0) == 1 && out.stride(0) == 1;
+  }
 };
 
 /// A forward in-place scan over a plain buffer (tile sums, chunk totals).

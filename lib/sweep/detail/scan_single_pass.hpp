@@ -8,6 +8,7 @@
 // one write per element: traffic 2n, the copy's.
 #pragma once
 
+#include <sweep/detail/host_simd_scan.hpp>
 #include <sweep/detail/scan_io.hpp>
 #include <sweep/detail/team_scan.hpp>
 
@@ -34,6 +35,10 @@ T scan_single_pass(const ExecSpace& space, const IO& io, const T& init, bool exc
   Kokkos::View<T*, Mem> inclusives(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::inclusives"),
                                    nchunks);
   Kokkos::View<index_t, Mem> ticket(label + "::ticket");
+  // Forward sums of dense arithmetic data on a CPU take the vector path.
+  constexpr bool simd_ok = is_host_space_v<ExecSpace> && !IO::backward &&
+                           host_simd_scan_v<typename IO::op_type, typename IO::in_value>;
+  const bool fast = simd_ok && team_size == 1 && io.unit_stride();
 
   Kokkos::parallel_for(
       label + "::single_pass",
@@ -48,7 +53,14 @@ T scan_single_pass(const ExecSpace& space, const IO& io, const T& init, bool exc
         const index_t first = c * chunk;
         const index_t count = (n - first) < chunk ? (n - first) : chunk;
         auto load = [&](index_t j) { return io.load(first + j); };
-        const T aggregate = team_reduce_range(team, count, io.op, load, parts.data());
+        T aggregate;
+#if SWEEP_HAVE_HOST_SIMD
+        if constexpr (simd_ok) {
+          if (fast) aggregate = host_simd_plus_fold(io.in.data() + first, count);
+          else aggregate = team_reduce_range(team, count, io.op, load, parts.data());
+        } else
+#endif
+          aggregate = team_reduce_range(team, count, io.op, load, parts.data());
         if (team.team_rank() == 0) {
           T prefix = init;
           if (c == 0) {
@@ -81,6 +93,14 @@ T scan_single_pass(const ExecSpace& space, const IO& io, const T& init, bool exc
         }
         team.team_barrier();
         const T prefix = parts(nt + 1);
+#if SWEEP_HAVE_HOST_SIMD
+        if constexpr (simd_ok) {
+          if (fast) {
+            host_simd_plus_scan(io.in.data() + first, io.out.data() + first, count, prefix, exclusive);
+            return;
+          }
+        }
+#endif
         team_scan_range(
             team, count, io.op, prefix, exclusive, load, [&](index_t j, const T& v) { io.store(first + j, v); },
             parts.data());
