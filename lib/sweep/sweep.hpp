@@ -6,4 +6,5 @@
 #include <sweep/core.hpp>
 #include <sweep/monoid.hpp>
 #include <sweep/scan.hpp>
+#include <sweep/scan_network.hpp>
 #include <sweep/team_scan.hpp>
