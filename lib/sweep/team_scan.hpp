@@ -23,16 +23,28 @@ constexpr std::size_t team_scan_scratch_size(int team_size) {
   return (detail::team_scan_scratch_elems<T>(team_size) + 1) * sizeof(T) + alignof(T) + 8;
 }
 
+/// A scan network uploaded for use inside kernels of ExecSpace: the team
+/// scans below can run their per-thread partials through it (one wire per
+/// thread; its width must equal the team size).
+template <class ExecSpace>
+using team_network = detail::network_view<typename ExecSpace::memory_space>;
+
+template <class ExecSpace>
+team_network<ExecSpace> make_team_network(network_kind kind, int team_size) {
+  detail::require(team_size >= 1, "sweep::make_team_network", "team_size is ", team_size, "; it must be positive");
+  return detail::upload_network<typename ExecSpace::memory_space>(make_scan_network(kind, team_size));
+}
+
 namespace detail {
-template <class Team, class View, class Op, class T = typename Op::value_type>
+template <class Team, class View, class Op, class Net = no_network, class T = typename Op::value_type>
 KOKKOS_INLINE_FUNCTION T team_scan_view(const Team& team, const View& data, const T& init, bool exclusive,
-                                        const Op& op) {
+                                        const Op& op, const Net& net = Net{}) {
   static_assert(is_rank1_view_v<View>, "sweep team scan: `data` must be a rank-1 Kokkos::View");
   using Scratch = Kokkos::View<T*, typename Team::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   Scratch parts(team.team_scratch(0), team_scan_scratch_elems<T>(team.team_size()));
   const T total = team_scan_range(
       team, static_cast<index_t>(data.extent(0)), op, init, exclusive, [&](index_t i) { return T(data(i)); },
-      [&](index_t i, const T& v) { data(i) = v; }, parts.data());
+      [&](index_t i, const T& v) { data(i) = v; }, parts.data(), net);
   team.team_barrier();
   return total;
 }
@@ -49,6 +61,20 @@ KOKKOS_INLINE_FUNCTION typename Op::value_type team_exclusive_scan(const Team& t
                                                                    const typename Op::value_type& init,
                                                                    const Op& op = Op{}) {
   return detail::team_scan_view(team, data, init, true, op);
+}
+
+/// As above, with the partials scanned by `net` (width = team size).
+template <class Team, class View, monoid Op, class Mem>
+KOKKOS_INLINE_FUNCTION typename Op::value_type team_inclusive_scan(const Team& team, const View& data, const Op& op,
+                                                                   const detail::network_view<Mem>& net) {
+  return detail::team_scan_view(team, data, Op::identity(), false, op, net);
+}
+
+template <class Team, class View, monoid Op, class Mem>
+KOKKOS_INLINE_FUNCTION typename Op::value_type team_exclusive_scan(const Team& team, const View& data,
+                                                                   const typename Op::value_type& init, const Op& op,
+                                                                   const detail::network_view<Mem>& net) {
+  return detail::team_scan_view(team, data, init, true, op, net);
 }
 
 }  // namespace sweep

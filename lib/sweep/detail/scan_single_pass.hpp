@@ -25,7 +25,8 @@ T scan_single_pass(const ExecSpace& space, const IO& io, const T& init, bool exc
   using IndexScratch = Kokkos::View<index_t*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   const index_t n = io.n;
   const index_t nchunks = (n + chunk - 1) / chunk;
-  const int team_size = scan_tuning<ExecSpace>::team_size;
+  constexpr int team_size = scan_tuning<ExecSpace>::team_size;
+  const auto net = make_partials_network<team_network_t<ExecSpace, team_size>>(team_size);
   const std::size_t scratch =
       Scratch::shmem_size(team_scan_scratch_elems<T>(team_size) + 1) + IndexScratch::shmem_size(1);
 
@@ -103,7 +104,7 @@ T scan_single_pass(const ExecSpace& space, const IO& io, const T& init, bool exc
 #endif
         team_scan_range(
             team, count, io.op, prefix, exclusive, load, [&](index_t j, const T& v) { io.store(first + j, v); },
-            parts.data());
+            parts.data(), net);
       });
   return read_element(inclusives, nchunks - 1);
 }

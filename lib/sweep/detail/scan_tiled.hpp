@@ -18,7 +18,8 @@ T scan_tiled(const ExecSpace& space, const IO& io, const T& init, bool exclusive
   using Scratch = Kokkos::View<T*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   const index_t n = io.n;
   const index_t ntiles = (n + tile - 1) / tile;
-  const int team_size = scan_tuning<ExecSpace>::team_size;
+  constexpr int team_size = scan_tuning<ExecSpace>::team_size;
+  const auto net = make_partials_network<team_network_t<ExecSpace, team_size>>(team_size);
   const std::size_t scratch = Scratch::shmem_size(team_scan_scratch_elems<T>(team_size));
   Kokkos::View<T*, Mem> sums(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::tile_sums"), ntiles);
   Kokkos::View<T, Mem> total(label + "::total");
@@ -35,7 +36,7 @@ T scan_tiled(const ExecSpace& space, const IO& io, const T& init, bool exclusive
         const T sum = team_scan_range(
             team, count, io.op, single ? init : IO::identity(), exclusive,
             [&](index_t j) { return io.load(first + j); }, [&](index_t j, const T& v) { io.store(first + j, v); },
-            parts.data());
+            parts.data(), net);
         if (team.team_rank() == 0) {
           sums(team.league_rank()) = sum;
           if (single) total() = sum;

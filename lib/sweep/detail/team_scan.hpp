@@ -6,8 +6,107 @@
 #pragma once
 
 #include <sweep/core.hpp>
+#include <sweep/scan_network.hpp>
+
+#include <type_traits>
+#include <vector>
 
 namespace sweep::detail {
+
+/// No network: one thread scans the per-thread partials in order.
+struct no_network {};
+
+/// A scan network in device-accessible memory: step s is the operations
+/// [begin(s), begin(s+1)) of dst/src. Runs over a team's per-thread
+/// partials (one wire per thread) with a barrier between steps.
+template <class Mem>
+struct network_view {
+  Kokkos::View<std::int32_t*, Mem> begin, dst, src;
+  std::int32_t steps = 0;
+  std::int32_t wires = 0;
+};
+
+/// Copies a forward network to memory space Mem.
+template <class Mem>
+network_view<Mem> upload_network(const scan_network& net) {
+  require(net.direction == direction::forward, "sweep::detail::upload_network", "team networks run forward");
+  std::vector<std::int32_t> b{0}, d, s;
+  for (const auto& step : net.steps) {
+    for (auto op : step) d.push_back(op.dst), s.push_back(op.src);
+    b.push_back(static_cast<std::int32_t>(d.size()));
+  }
+  auto put = [](const std::vector<std::int32_t>& v, const char* label) {
+    Kokkos::View<std::int32_t*, Mem> out(std::string(label), v.size());
+    auto h = Kokkos::create_mirror_view(out);
+    for (std::size_t i = 0; i < v.size(); ++i) h(i) = v[i];
+    Kokkos::deep_copy(out, h);
+    return out;
+  };
+  network_view<Mem> view;
+  view.begin = put(b, "sweep::team_network::begin");
+  view.dst = put(d, "sweep::team_network::dst");
+  view.src = put(s, "sweep::team_network::src");
+  view.steps = static_cast<std::int32_t>(net.steps.size());
+  view.wires = net.n;
+  return view;
+}
+
+/// The network the portable team kernels run over their partials: Kogge-
+/// Stone (fewest steps) when a team has several threads, none otherwise.
+template <class ExecSpace, int TeamSize>
+using team_network_t =
+    std::conditional_t<(TeamSize > 1), network_view<typename ExecSpace::memory_space>, no_network>;
+
+template <class Net>
+Net make_partials_network(int team_size) {
+  if constexpr (std::is_same_v<Net, no_network>) {
+    return {};
+  } else {
+    return upload_network<typename decltype(Net::begin)::memory_space>(
+        make_scan_network(network_kind::kogge_stone, team_size));
+  }
+}
+
+/// Turns parts[0..nt) into exclusive prefixes with parts[nt] the total.
+template <class Team, class Op, class T>
+KOKKOS_INLINE_FUNCTION void scan_partials(const Team& team, const Op& op, T* parts, const no_network&) {
+  const int nt = team.team_size();
+  if (team.team_rank() == 0) {
+    T sum = Op::identity();
+    for (int t = 0; t < nt; ++t) {
+      T piece = parts[t];
+      parts[t] = sum;
+      sum = op(sum, piece);
+    }
+    parts[nt] = sum;
+  }
+  team.team_barrier();
+}
+
+template <class Team, class Op, class T, class Mem>
+KOKKOS_INLINE_FUNCTION void scan_partials(const Team& team, const Op& op, T* parts, const network_view<Mem>& net) {
+  const int nt = team.team_size();
+  const int rank = team.team_rank();
+  // Each step: every operation reads both wires, barrier, then writes.
+  for (std::int32_t s = 0; s < net.steps; ++s) {
+    const std::int32_t first = net.begin(s), last = net.begin(s + 1);
+    const std::int32_t k = first + rank;
+    T value{};
+    const bool mine = k < last;
+    if (mine) value = op(parts[net.src(k)], parts[net.dst(k)]);
+    team.team_barrier();
+    if (mine) parts[net.dst(k)] = value;
+    team.team_barrier();
+    // Networks wider than the team are not used: ops per step <= wires = nt.
+  }
+  // Inclusive -> exclusive, total in parts[nt].
+  const T incl = parts[rank];
+  const T excl = rank == 0 ? Op::identity() : parts[rank - 1];
+  team.team_barrier();
+  parts[rank] = excl;
+  if (rank == nt - 1) parts[nt] = incl;
+  team.team_barrier();
+}
 
 /// Scratch a team needs for these routines: team_size + 1 values.
 template <class T>
@@ -106,9 +205,10 @@ KOKKOS_INLINE_FUNCTION T team_reduce_range(const Team& team, index_t count, cons
 
 /// Scans load(0..count) starting from `prefix`, calling store(i, v) with the
 /// inclusive (or exclusive) running value; returns prefix (+) everything.
-template <class Team, class Op, class Load, class Store, class T = typename Op::value_type>
+template <class Team, class Op, class Load, class Store, class Net = no_network, class T = typename Op::value_type>
 KOKKOS_INLINE_FUNCTION T team_scan_range(const Team& team, index_t count, const Op& op, const T& prefix,
-                                         bool exclusive, const Load& load, const Store& store, T* parts) {
+                                         bool exclusive, const Load& load, const Store& store, T* parts,
+                                         const Net& net = Net{}) {
   index_t b, e;
   team_piece(team, count, b, e);
   const int nt = team.team_size();
@@ -118,16 +218,7 @@ KOKKOS_INLINE_FUNCTION T team_scan_range(const Team& team, index_t count, const 
   {
     parts[team.team_rank()] = serial_fold(op, load, b, e);
     team.team_barrier();
-    if (team.team_rank() == 0) {
-      T sum = Op::identity();
-      for (int t = 0; t < nt; ++t) {
-        T piece = parts[t];
-        parts[t] = sum;
-        sum = op(sum, piece);
-      }
-      parts[nt] = sum;
-    }
-    team.team_barrier();
+    scan_partials(team, op, parts, net);
     run = op(prefix, parts[team.team_rank()]);
     total = op(prefix, parts[nt]);
   }
