@@ -46,6 +46,8 @@ int main(int argc, char** argv) {
                 r.passed ? "pass" : "FAIL", r.note.c_str());
     all = all && r.passed;
   }
+  for (const auto& r : rows)
+    if (!r.figure.empty()) std::printf("\n%s", r.figure.c_str());
   std::printf("%s\n", all ? "all checks passed" : "SOME CHECKS FAILED");
   return all ? 0 : 1;
 }

@@ -26,6 +26,7 @@ struct row {
   double bytes = 0;      // traffic model of one run
   bool passed = false;   // checked against a reference
   std::string note;      // what was checked, or why it failed
+  std::string figure;    // optional text picture printed after the table
 };
 
 /// Best wall time of `repeats` fenced runs of `body`, after one warm-up.
