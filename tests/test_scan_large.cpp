@@ -35,3 +35,22 @@ TEST_CASE_TEMPLATE("int8 scans of n > 2^31 elements", Space, SWEEP_TEST_SPACES) 
     CHECK(total == acc);
   }
 }
+
+TEST_CASE_TEMPLATE("sums whose output exceeds the caches (streamed stores) are exact", Space, SWEEP_TEST_SPACES) {
+  const std::size_t n = (std::size_t(1) << 24) + 3;  // 64 MiB of int32 and a tail
+  auto x = random_values<std::int32_t>(n, 2024);
+  auto in = to_device<Space>(x);
+  for (bool exclusive : {false, true})
+    for (bool in_place : {false, true}) {
+      CAPTURE(exclusive);
+      CAPTURE(in_place);
+      auto out = in_place ? to_device<Space>(x) : to_device<Space>(std::vector<std::int32_t>(n, -7));
+      auto src = in_place ? out : in;
+      const std::int32_t total = exclusive ? sweep::exclusive_scan(Space(), src, out, 11)
+                                           : sweep::inclusive_scan(Space(), src, out);
+      std::vector<std::int32_t> want;
+      CHECK(total == reference_scan(x, want, std::int32_t(exclusive ? 11 : 0), exclusive, false,
+                                    sweep::plus<std::int32_t>{}));
+      CHECK(to_host(out) == want);
+    }
+}

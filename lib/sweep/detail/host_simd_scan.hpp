@@ -11,8 +11,13 @@
 #include <sweep/core.hpp>
 #include <sweep/monoid.hpp>
 
+#include <cstdint>
 #include <cstring>
 #include <type_traits>
+
+#if defined(__SSE2__) && !defined(__CUDACC__)
+#include <emmintrin.h>
+#endif
 
 #if defined(__GNUC__) && !defined(__CUDACC__) && !defined(__NVCOMPILER)
 #define SWEEP_HAVE_HOST_SIMD 1
@@ -75,6 +80,23 @@ template <class T>
 inline void store(T* p, const vec<T>& v) {
   std::memcpy(p, &v, sizeof v);
 }
+/// A store that bypasses the caches (no read-for-ownership of the output
+/// line); `p` must be 16-byte aligned.
+template <class T>
+inline void stream(T* p, const vec<T>& v) {
+#if defined(__SSE2__)
+  __m128i bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  _mm_stream_si128(reinterpret_cast<__m128i*>(p), bits);
+#else
+  store(p, v);
+#endif
+}
+inline void stream_fence() {
+#if defined(__SSE2__)
+  _mm_sfence();
+#endif
+}
 template <class T>
 inline vec<T> broadcast(T x) {
   vec<T> v;
@@ -127,27 +149,36 @@ inline T host_simd_plus_fold(const T* p, index_t n) {
 }
 
 /// out[i] = prefix + in[0] + ... + in[i] (or up to in[i-1] when exclusive);
-/// returns prefix + everything. `in` may equal `out`.
-template <class T>
-inline T host_simd_plus_scan(const T* in, T* out, index_t n, T prefix, bool exclusive) {
+/// returns prefix + everything. `in` may equal `out`. With `streaming`, the
+/// output bypasses the caches (for outputs far larger than the caches,
+/// which nobody reads soon): a copy-like 2n of memory traffic instead of 3n.
+template <class T, bool Streaming>
+inline T host_simd_plus_scan_impl(const T* in, T* out, index_t n, T prefix, bool exclusive) {
   constexpr int L = simd::lanes<T>;
   simd::vec<T> carry = simd::broadcast<T>(prefix);
   index_t i = 0;
-  for (; i + 2 * L <= n; i += 2 * L) {
-    simd::vec<T> a = simd::scan_lanes<T>(simd::load<T>(in + i));
-    simd::vec<T> b = simd::scan_lanes<T>(simd::load<T>(in + i + L));
-    a += carry;
-    const simd::vec<T> carry_a = simd::last_lane<T>(a);
-    b += carry_a;
+  auto put = [&](T* p, const simd::vec<T>& v) {
+    if constexpr (Streaming) simd::stream<T>(p, v);
+    else simd::store<T>(p, v);
+  };
+  // U vectors per iteration: 8 elements, whatever the element size.
+  constexpr int U = 8 / L;
+  for (; i + U * L <= n; i += U * L) {
+    simd::vec<T> v[U];
+    for (int u = 0; u < U; ++u) v[u] = simd::scan_lanes<T>(simd::load<T>(in + i + u * L));
+    // Scan the block on its own, then add the carry once: the chain from
+    // one block to the next is a single add.
+    for (int u = 1; u < U; ++u) v[u] += simd::last_lane<T>(v[u - 1]);
+    for (int u = 0; u < U; ++u) v[u] += carry;
     if (exclusive) {
-      simd::store<T>(out + i, simd::shift_in<T>(carry, a));
-      simd::store<T>(out + i + L, simd::shift_in<T>(carry_a, b));
+      put(out + i, simd::shift_in<T>(carry, v[0]));
+      for (int u = 1; u < U; ++u) put(out + i + u * L, simd::shift_in<T>(v[u - 1], v[u]));
     } else {
-      simd::store<T>(out + i, a);
-      simd::store<T>(out + i + L, b);
+      for (int u = 0; u < U; ++u) put(out + i + u * L, v[u]);
     }
-    carry = simd::last_lane<T>(b);
+    carry = simd::last_lane<T>(v[U - 1]);
   }
+  if constexpr (Streaming) simd::stream_fence();
   T run = carry[0];
   for (; i < n; ++i) {
     const T next = run + in[i];
@@ -155,6 +186,13 @@ inline T host_simd_plus_scan(const T* in, T* out, index_t n, T prefix, bool excl
     run = next;
   }
   return run;
+}
+
+template <class T>
+inline T host_simd_plus_scan(const T* in, T* out, index_t n, T prefix, bool exclusive, bool streaming = false) {
+  if (streaming && reinterpret_cast<std::uintptr_t>(out) % 16 == 0)
+    return host_simd_plus_scan_impl<T, true>(in, out, n, prefix, exclusive);
+  return host_simd_plus_scan_impl<T, false>(in, out, n, prefix, exclusive);
 }
 #endif
 

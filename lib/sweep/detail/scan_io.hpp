@@ -63,6 +63,9 @@ struct scan_tuning {
   static constexpr int team_size = host ? 1 : 256;
   /// Default tile of the tiled algorithm, in elements.
   static constexpr index_t tile_size = host ? 16384 : 2048;
+  /// single_pass on a CPU: outputs of at least this many bytes bypass the
+  /// caches (non-temporal stores); smaller ones stay cached for the caller.
+  static constexpr std::size_t streaming_bytes = std::size_t(64) << 20;
   /// Below this many elements `automatic` scans sequentially on the host.
   static constexpr index_t sequential_below = host ? 4096 : 0;
 

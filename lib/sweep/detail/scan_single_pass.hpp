@@ -39,7 +39,9 @@ T scan_single_pass(const ExecSpace& space, const IO& io, const T& init, bool exc
   // Forward sums of dense arithmetic data on a CPU take the vector path.
   constexpr bool simd_ok = is_host_space_v<ExecSpace> && !IO::backward &&
                            host_simd_scan_v<typename IO::op_type, typename IO::in_value>;
-  const bool fast = simd_ok && team_size == 1 && io.unit_stride();
+  [[maybe_unused]] const bool fast = simd_ok && team_size == 1 && io.unit_stride();
+  // Outputs well beyond the last-level cache are streamed past it.
+  [[maybe_unused]] const bool streaming = fast && n * sizeof(T) >= scan_tuning<ExecSpace>::streaming_bytes;
 
   Kokkos::parallel_for(
       label + "::single_pass",
@@ -97,7 +99,7 @@ T scan_single_pass(const ExecSpace& space, const IO& io, const T& init, bool exc
 #if SWEEP_HAVE_HOST_SIMD
         if constexpr (simd_ok) {
           if (fast) {
-            host_simd_plus_scan(io.in.data() + first, io.out.data() + first, count, prefix, exclusive);
+            host_simd_plus_scan(io.in.data() + first, io.out.data() + first, count, prefix, exclusive, streaming);
             return;
           }
         }
