@@ -34,7 +34,7 @@ def figure(path, counter, out_dir):
     context, rows = load(path)
     panels = collections.defaultdict(lambda: collections.defaultdict(list))
     for b in rows:
-        name = b["name"]
+        name = b.get("run_name", b["name"])
         for suffix in ("/manual_time", "/real_time"):
             if name.endswith(suffix):
                 name = name[: -len(suffix)]
