@@ -54,10 +54,12 @@ def figure(path, counter, out_dir):
     n = len(panels)
     fig, axes = plt.subplots(1, n, figsize=(6.5 * n, 4.5), squeeze=False)
     for ax, (panel, impls) in zip(axes[0], sorted(panels.items())):
-        for impl, pts in sorted(impls.items()):
+        colours = plt.get_cmap("tab20").colors
+        for k, (impl, pts) in enumerate(sorted(impls.items())):
             pts.sort()
-            style = "--" if impl == "copy" else "-"
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], style, marker="o", ms=3, label=impl)
+            style = "--" if impl == "copy" else ("-" if impl.startswith("sweep") else ":")
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], style, marker="o", ms=3, label=impl,
+                    color="black" if impl == "copy" else colours[k % len(colours)])
         ax.set_title(panel)
         ax.set_xlabel("log2 n" if all(p[0] < 64 for v in impls.values() for p in v) else "x")
         ax.set_ylabel(counter.replace("bytes_per_second", "GB/s").replace("_per_second", " (1e9/s)"))
