@@ -111,7 +111,7 @@ inline T plus_fold(const T* p, index_t n) {
 }
 
 template <class T, bool Streaming>
-inline T plus_scan_impl(const T* in, T* out, index_t n, T prefix, bool exclusive) {
+inline T plus_scan_impl(const T* in, T* out, index_t n, T prefix, bool exclusive, index_t ahead, index_t ahead_n) {
   constexpr int L = lanes<T>;
   // U vectors per block: 8 elements (16-byte vectors) or 16 (32-byte).
   constexpr int U = (SWEEP_SIMD_BYTES == 16 ? 8 : 16) / L;
@@ -122,6 +122,10 @@ inline T plus_scan_impl(const T* in, T* out, index_t n, T prefix, bool exclusive
     else store<T>(p, v);
   };
   for (; i + U * L <= n; i += U * L) {
+    // Warm the caches for the chunk this thread will likely fold next.
+    if (i + ahead < ahead_n)
+      for (int line = 0; line < U * L * static_cast<int>(sizeof(T)); line += 64)
+        __builtin_prefetch(reinterpret_cast<const char*>(in + i + ahead) + line, 0, 1);
     vec<T> v[U];
     for (int u = 0; u < U; ++u) v[u] = scan_lanes<T>(load<T>(in + i + u * L));
     // Scan the block on its own, then add the carry once: the chain from
@@ -147,8 +151,9 @@ inline T plus_scan_impl(const T* in, T* out, index_t n, T prefix, bool exclusive
 }
 
 template <class T>
-inline T plus_scan(const T* in, T* out, index_t n, T prefix, bool exclusive, bool streaming) {
+inline T plus_scan(const T* in, T* out, index_t n, T prefix, bool exclusive, bool streaming, index_t ahead,
+                   index_t ahead_n) {
   if (streaming && reinterpret_cast<std::uintptr_t>(out) % SWEEP_SIMD_BYTES == 0)
-    return plus_scan_impl<T, true>(in, out, n, prefix, exclusive);
-  return plus_scan_impl<T, false>(in, out, n, prefix, exclusive);
+    return plus_scan_impl<T, true>(in, out, n, prefix, exclusive, ahead, ahead_n);
+  return plus_scan_impl<T, false>(in, out, n, prefix, exclusive, ahead, ahead_n);
 }

@@ -88,12 +88,15 @@ inline T host_simd_plus_fold(const T* p, index_t n) {
 /// returns prefix + everything. `in` may equal `out`. With `streaming`, the
 /// output bypasses the caches (for outputs far larger than the caches,
 /// which nobody reads soon): a copy-like 2n of memory traffic instead of 3n.
+/// While scanning, in[ahead .. ahead_n) is prefetched `ahead` elements
+/// ahead of the scan (the chunk the calling thread is likely to fold next).
 template <class T>
-inline T host_simd_plus_scan(const T* in, T* out, index_t n, T prefix, bool exclusive, bool streaming = false) {
+inline T host_simd_plus_scan(const T* in, T* out, index_t n, T prefix, bool exclusive, bool streaming = false,
+                             index_t ahead = 0, index_t ahead_n = 0) {
 #if SWEEP_HAVE_HOST_AVX2
-  if (host_has_avx2()) return simd32::plus_scan(in, out, n, prefix, exclusive, streaming);
+  if (host_has_avx2()) return simd32::plus_scan(in, out, n, prefix, exclusive, streaming, ahead, ahead_n);
 #endif
-  return simd16::plus_scan(in, out, n, prefix, exclusive, streaming);
+  return simd16::plus_scan(in, out, n, prefix, exclusive, streaming, ahead, ahead_n);
 }
 #endif
 

@@ -42,6 +42,9 @@ T scan_single_pass(const ExecSpace& space, const IO& io, const T& init, bool exc
   [[maybe_unused]] const bool fast = simd_ok && team_size == 1 && io.unit_stride();
   // Outputs well beyond the last-level cache are streamed past it.
   [[maybe_unused]] const bool streaming = fast && n * sizeof(T) >= scan_tuning<ExecSpace>::streaming_bytes;
+  // With chunks handed out in order, a thread's next chunk is about one
+  // round of threads ahead.
+  [[maybe_unused]] const index_t ahead = chunk * concurrency(space);
 
   Kokkos::parallel_for(
       label + "::single_pass",
@@ -99,7 +102,8 @@ T scan_single_pass(const ExecSpace& space, const IO& io, const T& init, bool exc
 #if SWEEP_HAVE_HOST_SIMD
         if constexpr (simd_ok) {
           if (fast) {
-            host_simd_plus_scan(io.in.data() + first, io.out.data() + first, count, prefix, exclusive, streaming);
+            host_simd_plus_scan(io.in.data() + first, io.out.data() + first, count, prefix, exclusive, streaming,
+                                ahead, n - first);
             return;
           }
         }
