@@ -80,31 +80,13 @@ void bench_kokkoskernels(benchmark::State& state, int log2n) {
 }
 #endif
 
-template <class T>
-void bench_std_sequential(benchmark::State& state, int log2n) {
+/// A host library scan of the same buffers: `scan(first, last, out)`.
+template <class T, class Scan>
+void bench_host_peer(benchmark::State& state, int log2n, Scan scan) {
   const std::int64_t n = std::int64_t(1) << log2n;
   buffers<T> b(n);
   Space space;
-  run_timed(state, space, 2.0 * n * sizeof(T),
-            [&] { std::inclusive_scan(b.in.data(), b.in.data() + n, b.out.data()); });
-}
-
-template <class T>
-void bench_std_par(benchmark::State& state, int log2n) {
-  const std::int64_t n = std::int64_t(1) << log2n;
-  buffers<T> b(n);
-  Space space;
-  run_timed(state, space, 2.0 * n * sizeof(T),
-            [&] { std::inclusive_scan(std::execution::par, b.in.data(), b.in.data() + n, b.out.data()); });
-}
-
-template <class T>
-void bench_thrust_omp(benchmark::State& state, int log2n) {
-  const std::int64_t n = std::int64_t(1) << log2n;
-  buffers<T> b(n);
-  Space space;
-  run_timed(state, space, 2.0 * n * sizeof(T),
-            [&] { thrust::inclusive_scan(thrust::omp::par, b.in.data(), b.in.data() + n, b.out.data()); });
+  run_timed(state, space, 2.0 * n * sizeof(T), [&] { scan(b.in.data(), b.in.data() + n, b.out.data()); });
 }
 
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -151,9 +133,15 @@ void register_type(int lo, int hi) {
   add<T>("kokkoskernels_prefix_sum", lo, hi, bench_kokkoskernels<T>);
 #endif
   if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, Memory>::accessible) {
-    add<T>("std_sequential", lo, hi, bench_std_sequential<T>);
-    add<T>("std_par", lo, hi, bench_std_par<T>);
-    add<T>("thrust_omp", lo, hi, bench_thrust_omp<T>);
+    add<T>("std_sequential", lo, hi, [](benchmark::State& s, int k) {
+      bench_host_peer<T>(s, k, [](const T* f, const T* l, T* o) { std::inclusive_scan(f, l, o); });
+    });
+    add<T>("std_par", lo, hi, [](benchmark::State& s, int k) {
+      bench_host_peer<T>(s, k, [](const T* f, const T* l, T* o) { std::inclusive_scan(std::execution::par, f, l, o); });
+    });
+    add<T>("thrust_omp", lo, hi, [](benchmark::State& s, int k) {
+      bench_host_peer<T>(s, k, [](const T* f, const T* l, T* o) { thrust::inclusive_scan(thrust::omp::par, f, l, o); });
+    });
   }
 #if defined(KOKKOS_ENABLE_CUDA)
   add<T>("cub", lo, hi, bench_cub<T>);
