@@ -5,7 +5,7 @@
 // own and joined by one carry add, and folds keep several vector
 // accumulators, so a CPU core scans faster than memory streams.
 // Floating-point sums are reassociated (still within the n-scaled error
-// of any parallel scan). Built with GCC/Clang vector extensions only when
+// of any parallel scan). Built with GCC vector extensions only when
 // the host compiler sees the code directly (not under nvcc's front end).
 #pragma once
 
@@ -16,7 +16,7 @@
 #include <cstring>
 #include <type_traits>
 
-#if defined(__GNUC__) && !defined(__CUDACC__) && !defined(__NVCOMPILER)
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && !defined(__NVCOMPILER)
 #define SWEEP_HAVE_HOST_SIMD 1
 #else
 #define SWEEP_HAVE_HOST_SIMD 0
