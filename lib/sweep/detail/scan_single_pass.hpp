@@ -100,6 +100,8 @@ T scan_single_pass(const ExecSpace& space, const IO& io, const T& init, bool exc
         team.team_barrier();
         const T prefix = parts(nt + 1);
 #if SWEEP_HAVE_HOST_SIMD
+        // Under #if, not only if constexpr: nvcc's extended lambdas may not
+        // first-capture variables inside a discarded constexpr-if.
         if constexpr (simd_ok) {
           if (fast) {
             host_simd_plus_scan(io.in.data() + first, io.out.data() + first, count, prefix, exclusive, streaming,

@@ -1,8 +1,9 @@
 // Team-level scan and reduce of a range with any monoid, used by the tiled
 // and single-pass scans and by sweep::team_*_scan. Each thread of the team
-// folds a contiguous piece; the pieces' totals are scanned in order by one
-// thread; each thread then rescans its piece from its base. Work O(count +
-// team_size), two barriers; only associativity of op is used.
+// folds a contiguous piece; the pieces' totals are scanned in order, by one
+// thread or through a scan network (one wire per thread); each thread then
+// rescans its piece from its base. Work O(count + team_size); only
+// associativity of op is used.
 #pragma once
 
 #include <sweep/core.hpp>
