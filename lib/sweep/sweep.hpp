@@ -7,4 +7,5 @@
 #include <sweep/monoid.hpp>
 #include <sweep/scan.hpp>
 #include <sweep/scan_network.hpp>
+#include <sweep/segmented_scan.hpp>
 #include <sweep/team_scan.hpp>

@@ -1,0 +1,148 @@
+// Segmented scans and reductions: every representation, algorithm,
+// direction and kind against the sequential reference, over segment
+// layouts from all-length-1 to one segment; conversions and bad input.
+#include "segmented_reference.hpp"
+
+using namespace sweep_test;
+
+TEST_CASE_TEMPLATE("segmented scans of int32 sums match the reference for every layout", Space, SWEEP_TEST_SPACES) {
+  for (std::size_t n : {0u, 1u, 2u, 31u, 33u, 1000u, 4097u, 65537u})
+    for (const auto& l : standard_layouts(n, 10 + n))
+      check_segmented<Space>(random_values<std::int32_t>(n, n), l, sweep::plus<std::int32_t>{}, std::int32_t(5));
+}
+
+TEST_CASE_TEMPLATE("segmented scans with empty segments (offsets)", Space, SWEEP_TEST_SPACES) {
+  for (std::size_t n : {0u, 1u, 100u, 5000u})
+    for (int every : {1, 3})
+      check_segmented<Space>(random_values<std::int64_t>(n, n + 3), random_layout(n, 4.0, n + every, every),
+                             sweep::plus<std::int64_t>{}, std::int64_t(-1));
+}
+
+TEST_CASE_TEMPLATE("large segmented scans (single pass, many chunks)", Space, SWEEP_TEST_SPACES) {
+  const std::size_t n = (std::size_t(1) << 21) + 3;
+  for (double mean : {8.0, 1000.0})
+    check_segmented<Space>(random_values<std::int32_t>(n, 7), random_layout(n, mean, 8), sweep::plus<std::int32_t>{},
+                           std::int32_t(0), {sweep::scan_algorithm::automatic, sweep::scan_algorithm::blelloch});
+}
+
+TEST_CASE_TEMPLATE("conversions between representations agree", Space, SWEEP_TEST_SPACES) {
+  Space space;
+  for (std::size_t n : {0u, 1u, 33u, 5000u, 100000u}) {
+    for (const auto& l : {random_layout(n, 8.0, n), random_layout(n, 3.0, n + 1, 2), single_segment(n),
+                          unit_segments(n)}) {
+      CAPTURE(n);
+      const std::string layout_name = l.name;
+      CAPTURE(layout_name);
+      representations<Space> reps(l);
+      const auto compact = without_empty(l);
+      const auto heads = l.heads();
+      std::vector<std::int64_t> want_ids(n), want_ids_offsets(n);
+      for (std::size_t i = 0, s = 0, t = 0; i < n; ++i) {
+        while (static_cast<std::size_t>(compact.offsets[s + 1]) <= i) ++s;
+        while (static_cast<std::size_t>(l.offsets[t + 1]) <= i) ++t;
+        want_ids[i] = static_cast<std::int64_t>(s);
+        want_ids_offsets[i] = static_cast<std::int64_t>(t);
+      }
+      for_each_representation(reps, [&](const char* repr, const auto& segments) {
+        CAPTURE(repr);
+        const bool offsets = std::string(repr) == "segment_offsets";
+        const auto& want_offsets = offsets ? l.offsets : compact.offsets;
+        const auto nseg = static_cast<sweep::index_t>(want_offsets.size() - 1);
+        CHECK(sweep::segment_count(space, segments) == (n == 0 && !offsets ? 0 : nseg));
+
+        Kokkos::View<std::uint8_t*, typename Space::memory_space> flags("flags", n);
+        sweep::to_head_flags(space, segments, flags);
+        const auto got_flags = to_host(flags);
+        std::size_t bad = 0;
+        for (std::size_t i = 0; i < n; ++i) bad += (got_flags[i] != 0) != (i == 0 || heads[i]);
+        CHECK(bad == 0);
+
+        Kokkos::View<std::int64_t*, typename Space::memory_space> off("offsets", want_offsets.size());
+        const auto got_nseg = sweep::to_segment_offsets(space, segments, off);
+        if (n > 0 || offsets) {
+          CHECK(got_nseg == nseg);
+          CHECK(to_host(off) == want_offsets);
+        } else {
+          CHECK(got_nseg == 0);
+        }
+
+        Kokkos::View<std::int64_t*, typename Space::memory_space> ids("ids", n);
+        sweep::to_segment_ids(space, segments, ids);
+        CHECK(to_host(ids) == (offsets ? want_ids_offsets : want_ids));
+      });
+    }
+  }
+}
+
+TEST_CASE_TEMPLATE("bad segments are refused and nothing is written", Space, SWEEP_TEST_SPACES) {
+  using Mem = typename Space::memory_space;
+  Space space;
+  const std::size_t n = 100;
+  const auto x = random_values<std::int32_t>(n, 1);
+  auto in = to_device<Space>(x, "in");
+  const std::vector<std::int32_t> sentinel(n, 77);
+  auto out = to_device<Space>(sentinel, "out");
+  auto untouched = [&] { return to_host(out) == sentinel; };
+  auto throws_with = [&](const auto& call, const char* text) {
+    bool thrown = false;
+    try {
+      call();
+    } catch (const std::invalid_argument& e) {
+      thrown = true;
+      CHECK_MESSAGE(std::string(e.what()).find(text) != std::string::npos, e.what());
+    }
+    CHECK_MESSAGE(thrown, "expected std::invalid_argument mentioning '", text, "'");
+    CHECK(untouched());
+  };
+  Kokkos::View<std::uint8_t*, Mem> short_flags("flags", n - 1);
+  throws_with([&] { sweep::segmented_inclusive_scan(space, in, sweep::head_flags(short_flags), out); },
+              "head_flags has 99 entries");
+  Kokkos::View<std::uint32_t*, Mem> words("words", 4);
+  throws_with([&] { sweep::segmented_inclusive_scan(space, in, sweep::head_bits(words, 99), out); },
+              "head_bits describes 99 elements");
+  throws_with([&] { sweep::segmented_inclusive_scan(space, in, sweep::head_bits(words, 200), out); },
+              "head_bits has 4 words for 200 bits");
+  Kokkos::View<std::int32_t*, Mem> short_keys("keys", 10);
+  throws_with([&] { sweep::segmented_exclusive_scan(space, in, sweep::segment_keys(short_keys), out, 0); },
+              "segment_keys has 10 keys");
+  auto offsets_of = [&](std::vector<std::int64_t> v) { return to_device<Space>(v, "offsets"); };
+  throws_with([&] { sweep::segmented_inclusive_scan(space, in, sweep::segment_offsets(offsets_of({1, 50, 100})), out); },
+              "the first offset must be 0");
+  throws_with([&] { sweep::segmented_inclusive_scan(space, in, sweep::segment_offsets(offsets_of({0, 50, 99})), out); },
+              "ends at 99");
+  throws_with([&] { sweep::segmented_inclusive_scan(space, in, sweep::segment_offsets(offsets_of({0, 60, 50, 100})), out); },
+              "decrease at segment 1");
+  throws_with([&] {
+    sweep::segmented_inclusive_scan(space, in, sweep::segment_offsets(Kokkos::View<std::int64_t*, Mem>("e", 0)), out);
+  }, "no entries");
+  Kokkos::View<std::uint8_t*, Mem> flags("flags", n);
+  Kokkos::deep_copy(flags, std::uint8_t(1));
+  {
+    sweep::scan_options opt;
+    opt.algorithm = sweep::scan_algorithm::tiled;
+    throws_with([&] { sweep::segmented_inclusive_scan(space, in, sweep::head_flags(flags), out, opt); },
+                "no segmented form");
+  }
+  // totals shorter than the number of segments (100 here): nothing written.
+  auto totals = to_device<Space>(std::vector<std::int32_t>(99, 5), "totals");
+  throws_with([&] { sweep::segmented_reduce(space, in, sweep::head_flags(flags), totals); }, "totals has 99 elements");
+  CHECK(to_host(totals) == std::vector<std::int32_t>(99, 5));
+  // Output overlapping the segments' View.
+  Kokkos::View<std::int32_t*, Mem> keys_and_out("keys", n);
+  throws_with([&] { sweep::segmented_inclusive_scan(space, in, sweep::segment_keys(keys_and_out), keys_and_out); },
+              "overlaps the segments");
+  CHECK(to_host(in) == x);
+}
+
+TEST_CASE_TEMPLATE("segmented scans run in place", Space, SWEEP_TEST_SPACES) {
+  const std::size_t n = 10000;
+  const auto l = random_layout(n, 8.0, 3);
+  const auto x = random_values<std::int32_t>(n, 4);
+  representations<Space> reps(l);
+  auto v = to_device<Space>(x, "v");
+  Space space;
+  sweep::segmented_inclusive_scan(space, v, sweep::head_flags(reps.flags), v);
+  std::vector<std::int32_t> want;
+  reference_segmented_scan(x, l.heads(), want, 0, false, false, sweep::plus<std::int32_t>{});
+  CHECK(to_host(v) == want);
+}
