@@ -157,3 +157,225 @@ inline T plus_scan(const T* in, T* out, index_t n, T prefix, bool exclusive, boo
     return plus_scan_impl<T, true>(in, out, n, prefix, exclusive, ahead, ahead_n);
   return plus_scan_impl<T, false>(in, out, n, prefix, exclusive, ahead, ahead_n);
 }
+
+// ------------------------------------------------------------ segmented sums
+
+/// v shifted up by D lanes, zeros in.
+template <class V, int L, int D>
+inline V shift_up(const V& v) {
+  using I = decltype(v < v);
+  I idx;
+  for (int k = 0; k < L; ++k) idx[k] = k < D ? k : L + k - D;
+  return __builtin_shuffle(V{}, v, idx);
+}
+
+/// clear_lane_masks<T>()[b]: -1 in the lanes whose bit is clear in b, 0 where it
+/// is set (a table of 2^lanes vectors: a mask costs one load, no shuffles).
+template <class T>
+inline const mask<T>* clear_lane_masks() {
+  constexpr int L = lanes<T>;
+  struct table {
+    mask<T> m[1 << L];
+    table() {
+      for (int b = 0; b < (1 << L); ++b)
+        for (int k = 0; k < L; ++k) m[b][k] = ((b >> k) & 1) ? 0 : -1;
+    }
+  };
+  static const table t;
+  return t.m;
+}
+
+/// The lanes' worth of bytes at p, zero-extended into the lanes of M.
+template <class M>
+inline M widen_bytes(const std::uint8_t* p) {
+  constexpr int lane = sizeof(M{}[0]), L = sizeof(M) / lane;
+  M out;
+#if SWEEP_SIMD_BYTES == 32
+  __m128i raw;
+  if constexpr (lane == 4) {
+    std::int64_t b;
+    std::memcpy(&b, p, 8);
+    raw = _mm_cvtsi64_si128(b);
+    const __m256i w = _mm256_cvtepu8_epi32(raw);
+    std::memcpy(&out, &w, sizeof out);
+  } else {
+    std::int32_t b;
+    std::memcpy(&b, p, 4);
+    raw = _mm_cvtsi32_si128(b);
+    const __m256i w = _mm256_cvtepu8_epi64(raw);
+    std::memcpy(&out, &w, sizeof out);
+  }
+#elif defined(__SSE2__)
+  const __m128i z = _mm_setzero_si128();
+  __m128i w;
+  if constexpr (lane == 4) {
+    std::int32_t b;
+    std::memcpy(&b, p, 4);
+    w = _mm_unpacklo_epi16(_mm_unpacklo_epi8(_mm_cvtsi32_si128(b), z), z);
+  } else {
+    std::uint16_t b;
+    std::memcpy(&b, p, 2);
+    w = _mm_unpacklo_epi32(_mm_unpacklo_epi16(_mm_unpacklo_epi8(_mm_cvtsi32_si128(b), z), z), z);
+  }
+  std::memcpy(&out, &w, sizeof out);
+#else
+  for (int k = 0; k < L; ++k) out[k] = p[k];
+#endif
+  (void)L;
+  return out;
+}
+
+/// Bit k set where lane k of m is negative (all ones).
+template <class M>
+inline unsigned lane_signs(const M& m) {
+  [[maybe_unused]] constexpr int bytes = sizeof(M), lane = sizeof(m[0]);
+#if SWEEP_SIMD_BYTES == 32
+  if constexpr (lane == 4) return static_cast<unsigned>(_mm256_movemask_ps((__m256)m));
+  else return static_cast<unsigned>(_mm256_movemask_pd((__m256d)m));
+#elif defined(__SSE2__)
+  if constexpr (lane == 4) return static_cast<unsigned>(_mm_movemask_ps((__m128)m));
+  else return static_cast<unsigned>(_mm_movemask_pd((__m128d)m));
+#else
+  unsigned b = 0;
+  for (int k = 0; k < bytes / lane; ++k) b |= unsigned(m[k] < 0) << k;
+  return b;
+#endif
+}
+
+/// last_head_lanes<T>()[b]: lane k holds the index of the last set bit of
+/// b at or below k (0 when none), as bytes for a widening load.
+template <class T>
+inline const std::uint8_t* last_head_lanes() {
+  constexpr int L = lanes<T>;
+  struct table {
+    std::uint8_t idx[1 << L][8];
+    table() {
+      for (int b = 0; b < (1 << L); ++b) {
+        int last = 0;
+        for (int k = 0; k < 8; ++k) {
+          if (k < L && ((b >> k) & 1)) last = k;
+          idx[b][k] = static_cast<std::uint8_t>(last);
+        }
+      }
+    }
+  };
+  static const table t;
+  return &t.idx[0][0];
+}
+
+/// The head bits (bit k: element i+k starts a segment) of the lanes at i,
+/// and the mask that is -1 in the lanes that do not start one.
+template <class T, class Heads>
+inline unsigned lane_heads(const Heads& heads, index_t i, const mask<T>* clear_table, mask<T>& clear) {
+  constexpr int L = lanes<T>;
+  constexpr unsigned all = (1u << L) - 1u;
+  unsigned h;
+  if constexpr (std::is_same_v<Heads, byte_heads>) {
+    // Byte flags straight into lanes: widen, compare with zero, and take
+    // the sign bits for the scalar side.
+    clear = widen_bytes<mask<T>>(heads.flags + i) == 0;
+    return ~lane_signs(clear) & all;
+  } else if constexpr (std::is_same_v<Heads, packed_heads>) {
+    const index_t bit = heads.bit0 + i;  // bit0 % 8 == 0: the lanes' bits share one byte
+    h = (static_cast<unsigned>(heads.bytes[bit >> 3]) >> (bit & 7)) & all;
+  } else {
+    h = heads(i) & all;
+  }
+  clear = clear_table[h];
+  return h;
+}
+
+template <class Heads>
+inline bool element_head(const Heads& heads, index_t i) {
+  if constexpr (std::is_same_v<Heads, byte_heads>) return heads.flags[i] != 0;
+  else if constexpr (std::is_same_v<Heads, packed_heads>)
+    return ((heads.bytes[(heads.bit0 + i) >> 3] >> ((heads.bit0 + i) & 7)) & 1u) != 0;
+  else return (heads(i) & 1u) != 0;
+}
+
+/// Segmented inclusive (or exclusive, with `init` at every head) sum of
+/// in[0..n); `heads` is a byte_heads, packed_heads or a functor giving the
+/// head bits at i. `run` is the sum since the last head before in[0];
+/// returns the sum since the last head up to in[n-1]. Per vector:
+///  - integers (exact in wrap-around arithmetic): the plain in-vector
+///    prefix P, minus P's exclusive value at each lane's last head (one
+///    permute through a table indexed by the head bits);
+///  - floating point (no cancellation allowed): log2(lanes) shift-and-add
+///    steps, each adding only into lanes with no head in the window it
+///    reaches over (scalar ORs of shifted head bits, turned into lane masks
+///    by table lookup).
+/// The carry from the previous vector goes only to lanes before the
+/// vector's first head.
+template <class T, bool Streaming, bool Exclusive, class Heads>
+inline T seg_plus_scan_impl(const T* in, T* out, index_t n, T run, T init, const Heads& heads_in, index_t ahead,
+                            index_t ahead_n) {
+  const Heads heads = heads_in;  // a local copy: stores to out cannot alias it
+  constexpr int L = lanes<T>;
+  constexpr unsigned all = (1u << L) - 1u;
+  using V = vec<T>;
+  using M = mask<T>;
+  const M* table = clear_lane_masks<T>();
+  [[maybe_unused]] const std::uint8_t* last_head = last_head_lanes<T>();
+  V carry = broadcast<T>(run);
+  const V initv = broadcast<T>(init);
+  index_t i = 0;
+  auto put = [&](T* p, const V& v) {
+    if constexpr (Streaming) stream<T>(p, v);
+    else store<T>(p, v);
+  };
+  // One 64-byte line of input per step (one prefetch decision per line).
+  constexpr int per_line = 64 / SWEEP_SIMD_BYTES > 0 ? 64 / SWEEP_SIMD_BYTES : 1;
+  auto step = [&](index_t i) {
+    M clear_h;
+    const unsigned h = lane_heads<T>(heads, i, table, clear_h);
+    unsigned seen = h;  // seen: a head at or before each lane
+    seen |= seen << 1;
+    if constexpr (L > 2) seen |= seen << 2;
+    if constexpr (L > 4) seen |= seen << 4;
+    seen &= all;
+    const V x = load<T>(in + i);
+    V v;
+    if constexpr (std::is_integral_v<T>) {
+      const V p = scan_lanes<T>(x);
+      const V pexcl = p - x;
+      const M at_head = widen_bytes<M>(last_head + 8 * h);
+      v = p - (V)((M)__builtin_shuffle(pexcl, at_head) & ~table[seen]);
+    } else {
+      unsigned f = h;  // f: a head within the lanes the next step reaches over
+      v = x + (V)((M)shift_up<V, L, 1>(x) & table[f]);
+      f = (f | (f << 1)) & all;
+      if constexpr (L > 2) {
+        v += (V)((M)shift_up<V, L, 2>(v) & table[f]);
+        f = (f | (f << 2)) & all;
+      }
+      if constexpr (L > 4) v += (V)((M)shift_up<V, L, 4>(v) & table[f]);
+    }
+    v += (V)((M)carry & table[seen]);
+    if constexpr (Exclusive) put(out + i, initv + (V)((M)shift_in<T>(carry, v) & clear_h));
+    else put(out + i, v);
+    carry = last_lane<T>(v);
+  };
+  for (; i + per_line * L <= n; i += per_line * L) {
+    if (i + ahead < ahead_n) __builtin_prefetch(in + i + ahead, 0, 1);
+    for (int u = 0; u < per_line; ++u) step(i + u * L);
+  }
+  if constexpr (Streaming) stream_fence();
+  run = carry[0];
+  for (; i < n; ++i) {
+    const bool head = element_head(heads, i);
+    if constexpr (Exclusive) out[i] = head ? init : static_cast<T>(init + run);
+    run = head ? in[i] : static_cast<T>(run + in[i]);
+    if constexpr (!Exclusive) out[i] = run;
+  }
+  return run;
+}
+
+template <class T, class Heads>
+inline T seg_plus_scan(const T* in, T* out, index_t n, T run, T init, bool exclusive, bool streaming,
+                       const Heads& heads, index_t ahead, index_t ahead_n) {
+  const bool stream_out = streaming && reinterpret_cast<std::uintptr_t>(out) % SWEEP_SIMD_BYTES == 0;
+  if (stream_out && exclusive) return seg_plus_scan_impl<T, true, true>(in, out, n, run, init, heads, ahead, ahead_n);
+  if (stream_out) return seg_plus_scan_impl<T, true, false>(in, out, n, run, init, heads, ahead, ahead_n);
+  if (exclusive) return seg_plus_scan_impl<T, false, true>(in, out, n, run, init, heads, ahead, ahead_n);
+  return seg_plus_scan_impl<T, false, false>(in, out, n, run, init, heads, ahead, ahead_n);
+}

@@ -52,6 +52,19 @@ inline constexpr bool host_simd_scan_v =
     SWEEP_HAVE_HOST_SIMD && is_simd_plus<Op>::value &&
     std::is_same_v<std::remove_cv_t<InValue>, typename Op::value_type>;
 
+/// Head source for the segmented vector kernels: byte flags, nonzero
+/// starts a segment. (A head at element 0 needs no flag: pass run = 0.)
+struct byte_heads {
+  const std::uint8_t* flags;
+};
+
+/// Head source: bits packed little-endian into bytes (bit b of the sequence
+/// is bit b%8 of bytes[b/8]), starting at bit bit0, a multiple of 8.
+struct packed_heads {
+  const std::uint8_t* bytes;
+  index_t bit0;
+};
+
 #if SWEEP_HAVE_HOST_SIMD
 namespace simd16 {
 #define SWEEP_SIMD_BYTES 16
@@ -97,6 +110,19 @@ inline T host_simd_plus_scan(const T* in, T* out, index_t n, T prefix, bool excl
   if (host_has_avx2()) return simd32::plus_scan(in, out, n, prefix, exclusive, streaming, ahead, ahead_n);
 #endif
   return simd16::plus_scan(in, out, n, prefix, exclusive, streaming, ahead, ahead_n);
+}
+
+/// Segmented sum of in[0..n) into out (see seg_plus_scan_impl); `heads(i)`
+/// gives the head bits of elements i.. (bit k: element i+k). Prefetches
+/// as host_simd_plus_scan does.
+template <class T, class Heads>
+inline T host_simd_seg_plus_scan(const T* in, T* out, index_t n, T run, T init, bool exclusive, bool streaming,
+                                 const Heads& heads, index_t ahead = 0, index_t ahead_n = 0) {
+#if SWEEP_HAVE_HOST_AVX2
+  if (host_has_avx2())
+    return simd32::seg_plus_scan(in, out, n, run, init, exclusive, streaming, heads, ahead, ahead_n);
+#endif
+  return simd16::seg_plus_scan(in, out, n, run, init, exclusive, streaming, heads, ahead, ahead_n);
 }
 #endif
 

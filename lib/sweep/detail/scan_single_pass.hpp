@@ -16,6 +16,29 @@ namespace sweep::detail {
 
 enum : int { chunk_empty = 0, chunk_aggregate = 1, chunk_inclusive = 2 };
 
+/// An io may bring its own host chunk kernels (chunk_fold, chunk_scan);
+/// segmented sums do.
+template <class IO, class = void>
+struct io_chunk_kernels : std::false_type {};
+template <class IO>
+struct io_chunk_kernels<IO, std::void_t<decltype(IO::host_chunk_kernels)>>
+    : std::bool_constant<IO::host_chunk_kernels> {};
+
+/// True when a chunk's aggregate is already its inclusive prefix whatever
+/// comes before (a segmented value holding a head): it is published as
+/// inclusive at once and look-back stops there.
+template <class IO, class = void>
+struct io_closes_prefix : std::false_type {};
+template <class IO>
+struct io_closes_prefix<IO, std::void_t<decltype(IO::closes_prefix(std::declval<typename IO::value_type>()))>>
+    : std::true_type {};
+
+template <class IO, class T>
+KOKKOS_INLINE_FUNCTION bool closes_prefix(const T& aggregate) {
+  if constexpr (io_closes_prefix<IO>::value) return IO::closes_prefix(aggregate);
+  else return false;
+}
+
 template <class ExecSpace, class IO, class T = typename IO::value_type>
 T scan_single_pass(const ExecSpace& space, const IO& io, const T& init, bool exclusive, index_t chunk,
                    const std::string& label) {
@@ -42,6 +65,13 @@ T scan_single_pass(const ExecSpace& space, const IO& io, const T& init, bool exc
   [[maybe_unused]] const bool fast = simd_ok && team_size == 1 && io.unit_stride();
   // Outputs well beyond the last-level cache are streamed past it.
   [[maybe_unused]] const bool streaming = fast && n * sizeof(T) >= scan_tuning<ExecSpace>::streaming_bytes;
+  constexpr bool chunk_kernels_ok = SWEEP_HAVE_HOST_SIMD && is_host_space_v<ExecSpace> && io_chunk_kernels<IO>::value;
+  [[maybe_unused]] bool chunk_fast = false;
+  [[maybe_unused]] bool chunk_streaming = false;
+  if constexpr (chunk_kernels_ok) {
+    chunk_fast = team_size == 1 && io.chunk_kernels_usable();
+    chunk_streaming = chunk_fast && io.out_bytes() >= scan_tuning<ExecSpace>::streaming_bytes;
+  }
   // With chunks handed out in order, a thread's next chunk is about one
   // round of threads ahead.
   [[maybe_unused]] const index_t ahead = chunk * concurrency(space);
@@ -64,6 +94,9 @@ T scan_single_pass(const ExecSpace& space, const IO& io, const T& init, bool exc
         if constexpr (simd_ok) {
           if (fast) aggregate = host_simd_plus_fold(io.in.data() + first, count);
           else aggregate = team_reduce_range(team, count, io.op, load, parts.data());
+        } else if constexpr (chunk_kernels_ok) {
+          if (chunk_fast) aggregate = io.chunk_fold(first, count, exclusive, chunk_streaming, ahead);
+          else aggregate = team_reduce_range(team, count, io.op, load, parts.data());
         } else
 #endif
           aggregate = team_reduce_range(team, count, io.op, load, parts.data());
@@ -74,9 +107,16 @@ T scan_single_pass(const ExecSpace& space, const IO& io, const T& init, bool exc
             Kokkos::memory_fence();
             Kokkos::atomic_exchange(&flags(0), int(chunk_inclusive));
           } else {
-            aggregates(c) = aggregate;
-            Kokkos::memory_fence();
-            Kokkos::atomic_exchange(&flags(c), int(chunk_aggregate));
+            const bool closed = closes_prefix<IO>(aggregate);
+            if (closed) {
+              inclusives(c) = aggregate;
+              Kokkos::memory_fence();
+              Kokkos::atomic_exchange(&flags(c), int(chunk_inclusive));
+            } else {
+              aggregates(c) = aggregate;
+              Kokkos::memory_fence();
+              Kokkos::atomic_exchange(&flags(c), int(chunk_aggregate));
+            }
             T behind = IO::identity();
             index_t j = c - 1;
             while (true) {
@@ -91,9 +131,11 @@ T scan_single_pass(const ExecSpace& space, const IO& io, const T& init, bool exc
               --j;
             }
             prefix = behind;
-            inclusives(c) = io.combine(prefix, aggregate);
-            Kokkos::memory_fence();
-            Kokkos::atomic_exchange(&flags(c), int(chunk_inclusive));
+            if (!closed) {
+              inclusives(c) = io.combine(prefix, aggregate);
+              Kokkos::memory_fence();
+              Kokkos::atomic_exchange(&flags(c), int(chunk_inclusive));
+            }
           }
           parts(nt + 1) = prefix;
         }
@@ -106,6 +148,12 @@ T scan_single_pass(const ExecSpace& space, const IO& io, const T& init, bool exc
           if (fast) {
             host_simd_plus_scan(io.in.data() + first, io.out.data() + first, count, prefix, exclusive, streaming,
                                 ahead, n - first);
+            return;
+          }
+        }
+        if constexpr (chunk_kernels_ok) {
+          if (chunk_fast) {
+            io.chunk_scan(first, count, prefix, exclusive, chunk_streaming, ahead);
             return;
           }
         }

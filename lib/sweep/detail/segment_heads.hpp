@@ -8,8 +8,20 @@
 #include <sweep/core.hpp>
 
 #include <cstdint>
+#include <cstring>
 
 namespace sweep::detail {
+
+// Besides head(i), each has host-only helpers for the CPU vector path
+// (contiguous Views): bits(i, n), the head bits of elements i..i+7 (fewer
+// at the end; bit k = element i+k); first_head(b, e), the first head in
+// [b, e) or e; last_head(b, e), the last head in [b, e) or b-1; each
+// reading 8 to 32 heads at a time.
+
+template <class View>
+bool dense(const View& v) {
+  return v.span_is_contiguous() && (v.extent(0) < 2 || v.stride(0) == 1);
+}
 
 /// Byte (or any integral) flags: nonzero starts a segment; element 0
 /// always starts one.
@@ -17,6 +29,49 @@ template <class View>
 struct flag_heads {
   View flags;
   KOKKOS_INLINE_FUNCTION bool operator()(index_t i) const { return i == 0 || flags(i) != 0; }
+
+  static constexpr bool bytes = sizeof(typename View::value_type) == 1;
+  bool host_fast() const { return bytes && dense(flags); }
+  /// Bit k set where byte k of x is nonzero.
+  static std::uint32_t nonzero_bytes(std::uint64_t x) {
+    constexpr std::uint64_t low7 = 0x7f7f7f7f7f7f7f7fULL;
+    const std::uint64_t high = (((x & low7) + low7) | x) >> 7 & 0x0101010101010101ULL;
+    return static_cast<std::uint32_t>((high * 0x0102040810204080ULL) >> 56);
+  }
+  std::uint32_t bits(index_t i, index_t n) const {
+    std::uint32_t b = 0;
+    if (i + 8 <= n) {
+      std::uint64_t x;
+      std::memcpy(&x, flags.data() + i, 8);
+      b = nonzero_bytes(x);
+    } else {
+      for (index_t k = 0; i + k < n; ++k) b |= std::uint32_t(flags(i + k) != 0) << k;
+    }
+    return i == 0 ? (b | 1u) : b;
+  }
+  index_t first_head(index_t b, index_t e) const {
+    if (b == 0) return 0;
+    index_t j = b;
+    for (; j + 8 <= e; j += 8) {
+      std::uint64_t x;
+      std::memcpy(&x, flags.data() + j, 8);
+      if (x) break;
+    }
+    for (; j < e; ++j)
+      if (flags(j) != 0) return j;
+    return e;
+  }
+  index_t last_head(index_t b, index_t e) const {
+    index_t j = e;
+    for (; j - 8 >= b; j -= 8) {
+      std::uint64_t x;
+      std::memcpy(&x, flags.data() + j - 8, 8);
+      if (x) break;
+    }
+    for (; j > b; --j)
+      if (flags(j - 1) != 0) return j - 1;
+    return b == 0 ? 0 : b - 1;
+  }
 };
 
 /// Bit-packed flags: bit i%32 of word i/32.
@@ -26,6 +81,45 @@ struct bit_heads {
   KOKKOS_INLINE_FUNCTION bool operator()(index_t i) const {
     return i == 0 || ((words(i >> 5) >> (i & 31)) & 1u) != 0;
   }
+
+  bool host_fast() const { return dense(words); }
+  std::uint32_t bits(index_t i, index_t n) const {
+    const index_t w = i >> 5;
+    std::uint64_t x = words(w);
+    if ((i & 31) > 24 && (w + 1) * 32 < n) x |= static_cast<std::uint64_t>(words(w + 1)) << 32;
+    std::uint32_t b = static_cast<std::uint32_t>(x >> (i & 31)) & 0xffu;
+    if (i + 8 > n) b &= (1u << (n - i)) - 1u;
+    return i == 0 ? (b | 1u) : b;
+  }
+  index_t first_head(index_t b, index_t e) const {
+    if (b == 0) return 0;
+    index_t j = b;
+    while (j < e) {
+      const index_t w = j >> 5;
+      std::uint32_t x = words(w) >> (j & 31);
+      const index_t span = 32 - (j & 31);
+      if (x) {
+        const index_t at = j + __builtin_ctz(x);
+        return at < e ? at : e;
+      }
+      j += span;
+    }
+    return e;
+  }
+  index_t last_head(index_t b, index_t e) const {
+    index_t j = e;
+    while (j > b) {
+      const index_t w = (j - 1) >> 5;
+      const index_t lo = w * 32 > b ? w * 32 : b;
+      std::uint32_t x = words(w);
+      const int top = static_cast<int>((j - 1) & 31), bottom = static_cast<int>(lo & 31);
+      x &= top == 31 ? ~0u : ((2u << top) - 1u);
+      x &= ~((1u << bottom) - 1u);
+      if (x) return w * 32 + 31 - __builtin_clz(x);
+      j = lo;
+    }
+    return b == 0 ? 0 : b - 1;
+  }
 };
 
 /// Keys: a segment starts wherever the key differs from its predecessor.
@@ -33,6 +127,41 @@ template <class View>
 struct key_heads {
   View keys;
   KOKKOS_INLINE_FUNCTION bool operator()(index_t i) const { return i == 0 || !(keys(i) == keys(i - 1)); }
+
+  bool host_fast() const { return dense(keys); }
+  std::uint32_t bits(index_t i, index_t n) const {
+    std::uint32_t b = i == 0 ? 1u : 0u;
+    const auto* k = keys.data();
+    for (index_t j = i == 0 ? 1 : 0; j < 8 && i + j < n; ++j) b |= std::uint32_t(!(k[i + j] == k[i + j - 1])) << j;
+    return b;
+  }
+  index_t first_head(index_t b, index_t e) const {
+    if (b == 0) return 0;
+    const auto* k = keys.data();
+    index_t j = b;
+    for (; j + 16 <= e; j += 16) {
+      unsigned any = 0;
+      for (int t = 0; t < 16; ++t) any |= !(k[j + t] == k[j + t - 1]);
+      if (any) break;
+    }
+    for (; j < e; ++j)
+      if (!(k[j] == k[j - 1])) return j;
+    return e;
+  }
+  index_t last_head(index_t b, index_t e) const {
+    const auto* k = keys.data();
+    const index_t lo = b > 0 ? b : 1;
+    index_t j = e;
+    // 16 comparisons without an early exit vectorise; then find the one.
+    for (; j - 16 >= lo; j -= 16) {
+      unsigned any = 0;
+      for (int t = 1; t <= 16; ++t) any |= !(k[j - t] == k[j - t - 1]);
+      if (any) break;
+    }
+    for (; j > lo; --j)
+      if (!(k[j - 1] == k[j - 2])) return j - 1;
+    return b == 0 ? 0 : b - 1;
+  }
 };
 
 /// Elements per block of the offset walks.
@@ -68,17 +197,17 @@ Kokkos::View<std::uint32_t*, typename ExecSpace::memory_space> offsets_to_bits(c
         const index_t w0 = blk * block_words;
         const index_t w1 = (w0 + block_words) < nwords ? (w0 + block_words) : nwords;
         const index_t e1 = (w1 * 32) < n ? (w1 * 32) : n;
-        // First offset >= 32*w0 (offsets equal to n mark no element).
+        // First offset >= 32*w0 (offsets equal to n mark no element); the
+        // block's bits are set in a local buffer, one OR per offset.
         index_t s = upper_bound(offsets, nseg, w0 * 32 - 1);
-        for (index_t w = w0; w < w1; ++w) {
-          std::uint32_t bits = 0;
-          const index_t end = (w + 1) * 32 < e1 ? (w + 1) * 32 : e1;
-          while (s < nseg && static_cast<index_t>(offsets(s)) < end) {
-            bits |= std::uint32_t(1) << (static_cast<index_t>(offsets(s)) & 31);
-            ++s;
-          }
-          words(w) = bits;
+        std::uint32_t bits[block_words];
+        for (index_t w = 0; w < w1 - w0; ++w) bits[w] = 0;
+        for (; s < nseg; ++s) {
+          const index_t o = static_cast<index_t>(offsets(s));
+          if (o >= e1) break;
+          bits[(o >> 5) - w0] |= std::uint32_t(1) << (o & 31);
         }
+        for (index_t w = w0; w < w1; ++w) words(w) = bits[w - w0];
       });
   return words;
 }

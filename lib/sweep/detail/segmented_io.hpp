@@ -11,10 +11,24 @@
 #pragma once
 
 #include <sweep/core.hpp>
+#include <sweep/detail/host_simd_scan.hpp>
+#include <sweep/detail/segment_heads.hpp>
 
+#include <bit>
+#include <cstdint>
 #include <type_traits>
 
 namespace sweep::detail {
+
+template <class Heads>
+struct is_byte_flags : std::false_type {};
+template <class View>
+struct is_byte_flags<flag_heads<View>> : std::bool_constant<flag_heads<View>::bytes> {};
+
+template <class Heads>
+struct is_bit_flags : std::false_type {};
+template <class View>
+struct is_bit_flags<bit_heads<View>> : std::bool_constant<std::endian::native == std::endian::little> {};
 
 /// A value with its segment mark: a flag (bool) or a count of heads.
 template <class T, class Mark>
@@ -75,6 +89,65 @@ struct segmented_scan_io {
   KOKKOS_INLINE_FUNCTION value_type combine(const value_type& a, const value_type& b) const { return op(a, b); }
   KOKKOS_INLINE_FUNCTION static value_type identity() { return op_type::identity(); }
   bool unit_stride() const { return false; }
+  /// A value holding a head is its own inclusive prefix: look-back stops.
+  KOKKOS_INLINE_FUNCTION static bool closes_prefix(const value_type& v) { return v.mark; }
+
+  // Chunk kernels for the single-pass scan on a CPU: forward sums of dense
+  // arithmetic data with dense heads run on the vector path.
+  static constexpr bool host_chunk_kernels =
+      !Backward && host_simd_scan_v<Op, typename InView::value_type>;
+  bool chunk_kernels_usable() const {
+    return in.span_is_contiguous() && out.span_is_contiguous() && (n < 2 || (in.stride(0) == 1 && out.stride(0) == 1)) &&
+           heads.host_fast();
+  }
+  std::size_t out_bytes() const { return static_cast<std::size_t>(n) * sizeof(base_value); }
+#if SWEEP_HAVE_HOST_SIMD
+  // A chunk with a head at j does not need its prefix for [j, end): the
+  // fold scans that part (from nothing) and writes it, and its result is
+  // already the chunk's inclusive value (mark set: it closes the prefix,
+  // so successors stop looking back here). The scan then only does
+  // [first, j), which holds no head: a plain vector scan from the prefix.
+  // A chunk without heads is a plain vector fold, then a plain vector scan.
+  value_type chunk_fold(index_t first, index_t count, bool excl, bool streaming, index_t ahead) const {
+    const index_t end = first + count;
+    const index_t j = heads.first_head(first, end);
+    if (j == end) return {host_simd_plus_fold(in.data() + first, count), false};
+    // Start on a multiple of 8 elements (aligned for streaming stores and
+    // packed head bits); what lands before j is rewritten by chunk_scan.
+    const index_t from = (j & ~index_t(7)) > first ? (j & ~index_t(7)) : first;
+    const base_value run = seg_scan_from(from, end, base_value(0), excl, streaming, ahead);
+    return {run, true};
+  }
+  void chunk_scan(index_t first, index_t count, const value_type& prefix, bool excl, bool streaming,
+                  index_t ahead) const {
+    const index_t j = heads.first_head(first, first + count);
+    if (j == first) return;
+    host_simd_plus_scan(in.data() + first, out.data() + first, j - first,
+                        excl ? static_cast<base_value>(init + prefix.v) : prefix.v, excl, streaming, ahead, n - first);
+  }
+  /// Segmented vector scan of [b, e) from `run`, through the fastest head
+  /// source the representation allows.
+  base_value seg_scan_from(index_t b, index_t e, base_value run, bool excl, bool streaming, index_t ahead) const {
+    const index_t count = e - b;
+    if constexpr (is_byte_flags<Heads>::value) {
+      const byte_heads h{reinterpret_cast<const std::uint8_t*>(heads.flags.data()) + b};
+      return host_simd_seg_plus_scan(in.data() + b, out.data() + b, count, run, init, excl, streaming, h, ahead,
+                                     n - b);
+    } else {
+      if constexpr (is_bit_flags<Heads>::value) {
+        if (b % 8 == 0) {
+          const packed_heads h{reinterpret_cast<const std::uint8_t*>(heads.words.data()), b};
+          return host_simd_seg_plus_scan(in.data() + b, out.data() + b, count, run, init, excl, streaming, h,
+                                         ahead, n - b);
+        }
+      }
+      const auto h = heads;
+      const index_t total = n;
+      return host_simd_seg_plus_scan(in.data() + b, out.data() + b, count, run, init, excl, streaming,
+                                     [h, b, total](index_t i) { return h.bits(b + i, total); }, ahead, n - b);
+    }
+  }
+#endif
 };
 
 /// Segmented reduction as an inclusive scan that stores only at segment
