@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   const std::vector<std::pair<const char*, tour::capability>> capabilities = {
       {"copy", tour::run_copy},
       {"scan", tour::run_scan},
+      {"segmented scan", tour::run_segmented},
   };
   std::vector<tour::row> rows;
   for (const auto& [name, run] : capabilities) {

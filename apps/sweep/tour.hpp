@@ -49,5 +49,6 @@ using capability = std::function<std::vector<row>(const options&)>;
 /// Each tour_*.cpp contributes its rows through one of these.
 std::vector<row> run_copy(const options& opt);
 std::vector<row> run_scan(const options& opt);
+std::vector<row> run_segmented(const options& opt);
 
 }  // namespace tour

@@ -278,6 +278,11 @@ inline unsigned lane_heads(const Heads& heads, index_t i, const mask<T>* clear_t
   } else if constexpr (std::is_same_v<Heads, packed_heads>) {
     const index_t bit = heads.bit0 + i;  // bit0 % 8 == 0: the lanes' bits share one byte
     h = (static_cast<unsigned>(heads.bytes[bit >> 3]) >> (bit & 7)) & all;
+  } else if constexpr (is_key_source<Heads>::value) {
+    const auto* k = heads.keys + i;
+    h = 0;
+    for (int j = 1; j < L; ++j) h |= unsigned(k[j] != k[j - 1]) << j;
+    h |= (i == 0 && heads.no_previous) ? 1u : unsigned(k[0] != k[-1]);
   } else {
     h = heads(i) & all;
   }
@@ -290,6 +295,8 @@ inline bool element_head(const Heads& heads, index_t i) {
   if constexpr (std::is_same_v<Heads, byte_heads>) return heads.flags[i] != 0;
   else if constexpr (std::is_same_v<Heads, packed_heads>)
     return ((heads.bytes[(heads.bit0 + i) >> 3] >> ((heads.bit0 + i) & 7)) & 1u) != 0;
+  else if constexpr (is_key_source<Heads>::value)
+    return (i == 0 && heads.no_previous) || heads.keys[i] != heads.keys[i - 1];
   else return (heads(i) & 1u) != 0;
 }
 

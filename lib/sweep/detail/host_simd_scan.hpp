@@ -65,6 +65,18 @@ struct packed_heads {
   index_t bit0;
 };
 
+/// Head source: arithmetic keys, a head wherever keys[i] != keys[i-1];
+/// keys[-1] is read unless `no_previous` (then element 0 is a head).
+template <class K>
+struct key_source {
+  const K* keys;
+  bool no_previous;
+};
+template <class H>
+struct is_key_source : std::false_type {};
+template <class K>
+struct is_key_source<key_source<K>> : std::true_type {};
+
 #if SWEEP_HAVE_HOST_SIMD
 namespace simd16 {
 #define SWEEP_SIMD_BYTES 16

@@ -16,8 +16,15 @@ namespace sweep::detail {
 
 enum : int { chunk_empty = 0, chunk_aggregate = 1, chunk_inclusive = 2 };
 
-/// An io may bring its own host chunk kernels (chunk_fold, chunk_scan);
-/// segmented sums do.
+// An io may bring its own host chunk kernels (chunk_fold, chunk_scan) for
+// one-thread teams on a CPU; the segmented ios do. Not under a device
+// compiler's front end (its extended lambdas cannot capture inside a
+// discarded constexpr-if).
+#if !defined(__CUDACC__) && !defined(__HIPCC__)
+#define SWEEP_HOST_CHUNK_KERNELS 1
+#else
+#define SWEEP_HOST_CHUNK_KERNELS 0
+#endif
 template <class IO, class = void>
 struct io_chunk_kernels : std::false_type {};
 template <class IO>
@@ -65,7 +72,7 @@ T scan_single_pass(const ExecSpace& space, const IO& io, const T& init, bool exc
   [[maybe_unused]] const bool fast = simd_ok && team_size == 1 && io.unit_stride();
   // Outputs well beyond the last-level cache are streamed past it.
   [[maybe_unused]] const bool streaming = fast && n * sizeof(T) >= scan_tuning<ExecSpace>::streaming_bytes;
-  constexpr bool chunk_kernels_ok = SWEEP_HAVE_HOST_SIMD && is_host_space_v<ExecSpace> && io_chunk_kernels<IO>::value;
+  constexpr bool chunk_kernels_ok = SWEEP_HOST_CHUNK_KERNELS && is_host_space_v<ExecSpace> && io_chunk_kernels<IO>::value;
   [[maybe_unused]] bool chunk_fast = false;
   [[maybe_unused]] bool chunk_streaming = false;
   if constexpr (chunk_kernels_ok) {
@@ -94,7 +101,10 @@ T scan_single_pass(const ExecSpace& space, const IO& io, const T& init, bool exc
         if constexpr (simd_ok) {
           if (fast) aggregate = host_simd_plus_fold(io.in.data() + first, count);
           else aggregate = team_reduce_range(team, count, io.op, load, parts.data());
-        } else if constexpr (chunk_kernels_ok) {
+        } else
+#endif
+#if SWEEP_HOST_CHUNK_KERNELS
+        if constexpr (chunk_kernels_ok) {
           if (chunk_fast) aggregate = io.chunk_fold(first, count, exclusive, chunk_streaming, ahead);
           else aggregate = team_reduce_range(team, count, io.op, load, parts.data());
         } else
@@ -151,6 +161,8 @@ T scan_single_pass(const ExecSpace& space, const IO& io, const T& init, bool exc
             return;
           }
         }
+#endif
+#if SWEEP_HOST_CHUNK_KERNELS
         if constexpr (chunk_kernels_ok) {
           if (chunk_fast) {
             io.chunk_scan(first, count, prefix, exclusive, chunk_streaming, ahead);

@@ -9,14 +9,14 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 namespace sweep::detail {
 
 // Besides head(i), each has host-only helpers for the CPU vector path
 // (contiguous Views): bits(i, n), the head bits of elements i..i+7 (fewer
-// at the end; bit k = element i+k); first_head(b, e), the first head in
-// [b, e) or e; last_head(b, e), the last head in [b, e) or b-1; each
-// reading 8 to 32 heads at a time.
+// at the end; bit k = element i+k) and first_head(b, e), the first head in
+// [b, e) or e, reading 8 to 32 heads at a time.
 
 template <class View>
 bool dense(const View& v) {
@@ -52,6 +52,11 @@ struct flag_heads {
   index_t first_head(index_t b, index_t e) const {
     if (b == 0) return 0;
     index_t j = b;
+    for (; j + 32 <= e; j += 32) {
+      std::uint64_t x[4];
+      std::memcpy(x, flags.data() + j, 32);
+      if ((x[0] | x[1]) | (x[2] | x[3])) break;
+    }
     for (; j + 8 <= e; j += 8) {
       std::uint64_t x;
       std::memcpy(&x, flags.data() + j, 8);
@@ -60,17 +65,6 @@ struct flag_heads {
     for (; j < e; ++j)
       if (flags(j) != 0) return j;
     return e;
-  }
-  index_t last_head(index_t b, index_t e) const {
-    index_t j = e;
-    for (; j - 8 >= b; j -= 8) {
-      std::uint64_t x;
-      std::memcpy(&x, flags.data() + j - 8, 8);
-      if (x) break;
-    }
-    for (; j > b; --j)
-      if (flags(j - 1) != 0) return j - 1;
-    return b == 0 ? 0 : b - 1;
   }
 };
 
@@ -106,25 +100,12 @@ struct bit_heads {
     }
     return e;
   }
-  index_t last_head(index_t b, index_t e) const {
-    index_t j = e;
-    while (j > b) {
-      const index_t w = (j - 1) >> 5;
-      const index_t lo = w * 32 > b ? w * 32 : b;
-      std::uint32_t x = words(w);
-      const int top = static_cast<int>((j - 1) & 31), bottom = static_cast<int>(lo & 31);
-      x &= top == 31 ? ~0u : ((2u << top) - 1u);
-      x &= ~((1u << bottom) - 1u);
-      if (x) return w * 32 + 31 - __builtin_clz(x);
-      j = lo;
-    }
-    return b == 0 ? 0 : b - 1;
-  }
 };
 
 /// Keys: a segment starts wherever the key differs from its predecessor.
 template <class View>
 struct key_heads {
+  using key_type = std::remove_cv_t<typename View::value_type>;
   View keys;
   KOKKOS_INLINE_FUNCTION bool operator()(index_t i) const { return i == 0 || !(keys(i) == keys(i - 1)); }
 
@@ -147,20 +128,6 @@ struct key_heads {
     for (; j < e; ++j)
       if (!(k[j] == k[j - 1])) return j;
     return e;
-  }
-  index_t last_head(index_t b, index_t e) const {
-    const auto* k = keys.data();
-    const index_t lo = b > 0 ? b : 1;
-    index_t j = e;
-    // 16 comparisons without an early exit vectorise; then find the one.
-    for (; j - 16 >= lo; j -= 16) {
-      unsigned any = 0;
-      for (int t = 1; t <= 16; ++t) any |= !(k[j - t] == k[j - t - 1]);
-      if (any) break;
-    }
-    for (; j > lo; --j)
-      if (!(k[j - 1] == k[j - 2])) return j - 1;
-    return b == 0 ? 0 : b - 1;
   }
 };
 
