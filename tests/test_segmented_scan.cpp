@@ -25,6 +25,32 @@ TEST_CASE_TEMPLATE("large segmented scans (single pass, many chunks)", Space, SW
                            std::int32_t(0), {sweep::scan_algorithm::automatic, sweep::scan_algorithm::blelloch});
 }
 
+TEST_CASE_TEMPLATE("segmented sums past 64 MiB of output (streaming stores on a CPU)", Space, SWEEP_TEST_SPACES) {
+  const std::size_t n = (std::size_t(1) << 24) + 5;
+  const auto l = random_layout(n, 8.0, 21);
+  const auto x = random_values<std::int32_t>(n, 22);
+  representations<Space> reps(l);
+  auto in = to_device<Space>(x, "in");
+  Kokkos::View<std::int32_t*, typename Space::memory_space> out("out", n);
+  Space space;
+  std::vector<std::int32_t> want;
+  for (bool exclusive : {false, true}) {
+    CAPTURE(exclusive);
+    reference_segmented_scan(x, l.heads(), want, std::int32_t(4), exclusive, false, sweep::plus<std::int32_t>{});
+    for (int r = 0; r < 2; ++r) {
+      CAPTURE(r);
+      if (exclusive) {
+        if (r == 0) sweep::segmented_exclusive_scan(space, in, sweep::head_flags(reps.flags), out, 4);
+        else sweep::segmented_exclusive_scan(space, in, sweep::head_bits(reps.words, sweep::index_t(n)), out, 4);
+      } else {
+        if (r == 0) sweep::segmented_inclusive_scan(space, in, sweep::head_flags(reps.flags), out);
+        else sweep::segmented_inclusive_scan(space, in, sweep::head_bits(reps.words, sweep::index_t(n)), out);
+      }
+      CHECK(to_host(out) == want);
+    }
+  }
+}
+
 TEST_CASE_TEMPLATE("conversions between representations agree", Space, SWEEP_TEST_SPACES) {
   Space space;
   for (std::size_t n : {0u, 1u, 33u, 5000u, 100000u}) {
