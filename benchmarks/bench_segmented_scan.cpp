@@ -48,6 +48,7 @@ struct segments_data {
 /// mean 0: a single segment.
 const segments_data& segments_for(int log2n, int mean) {
   static std::map<std::pair<int, int>, std::unique_ptr<segments_data>> cache;
+  if (cache.empty()) Kokkos::push_finalize_hook([] { cache.clear(); });  // Views must go before Kokkos does
   auto& slot = cache[{log2n, mean}];
   if (slot) return *slot;
   const std::int64_t n = std::int64_t(1) << log2n;

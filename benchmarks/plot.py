@@ -4,6 +4,10 @@
 Rows are named <suite>/<impl>/<field>.../<x>: one figure per JSON file, one
 panel per distinct <field>... combination, one line per <impl>, the last
 field on the x axis and a counter (default bytes_per_second, in GB/s) on y.
+A suite run at a single size (every x the same) is drawn as bars instead:
+one panel per second-to-last field (the type), one bar per
+<impl>/<field>... row, and rows whose fields are `none/any` (copy, the
+plain scan) as vertical reference lines.
 
 usage: plot.py RESULT.json [...] [--counter NAME] [--out DIR]
 """
@@ -30,15 +34,62 @@ def load(path):
     return data.get("context", {}), rows
 
 
+def row_name(b):
+    name = b.get("run_name", b["name"])
+    for suffix in ("/manual_time", "/real_time"):
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+    return name
+
+
+def single_size(rows):
+    xs = {row_name(b).split("/")[-1] for b in rows}
+    return len(xs) == 1
+
+
+def bars(path, context, rows, counter, out_dir):
+    panels = collections.defaultdict(list)
+    scale = 1e-9 if counter.endswith("per_second") else 1.0
+    for b in rows:
+        parts = row_name(b).split("/")
+        if len(parts) < 4 or counter not in b:
+            continue
+        panels[parts[-2]].append(("/".join(parts[1:-2]), b[counter] * scale))
+    if not panels:
+        return None
+    n = len(panels)
+    height = max(len(v) for v in panels.values()) * 0.28 + 1.5
+    fig, axes = plt.subplots(1, n, figsize=(7.5 * n, height), squeeze=False)
+    for ax, (panel, items) in zip(axes[0], sorted(panels.items())):
+        refs = [(label, v) for label, v in items if label.endswith("/none/any")]
+        bars_ = [(label, v) for label, v in items if not label.endswith("/none/any")]
+        labels = [label for label, _ in bars_]
+        ax.barh(range(len(bars_)), [v for _, v in bars_], color="tab:blue")
+        ax.set_yticks(range(len(bars_)))
+        ax.set_yticklabels(labels, fontsize=7)
+        ax.invert_yaxis()
+        for k, (label, v) in enumerate(refs):
+            ax.axvline(v, color=["black", "tab:red", "tab:green"][k % 3], linestyle="--",
+                       label=f"{label.split('/')[0]} {v:.1f}")
+        ax.set_title(f"{panel} (2^{row_name(rows[0]).split('/')[-1]})")
+        ax.set_xlabel(counter.replace("bytes_per_second", "GB/s").replace("_per_second", " (1e9/s)"))
+        ax.grid(alpha=0.3, axis="x")
+        if refs:
+            ax.legend(fontsize=7)
+    return fig
+
+
 def figure(path, counter, out_dir):
     context, rows = load(path)
+    if rows and single_size(rows):
+        fig = bars(path, context, rows, counter, out_dir)
+        if fig is None:
+            print(f"{path}: no rows with counter {counter}", file=sys.stderr)
+            return None
+        return save(fig, path, context, out_dir)
     panels = collections.defaultdict(lambda: collections.defaultdict(list))
     for b in rows:
-        name = b.get("run_name", b["name"])
-        for suffix in ("/manual_time", "/real_time"):
-            if name.endswith(suffix):
-                name = name[: -len(suffix)]
-        parts = name.split("/")
+        parts = row_name(b).split("/")
         if len(parts) < 3 or counter not in b:
             continue
         impl, panel, x = parts[1], "/".join(parts[2:-1]) or parts[0], parts[-1]
@@ -65,6 +116,10 @@ def figure(path, counter, out_dir):
         ax.set_ylabel(counter.replace("bytes_per_second", "GB/s").replace("_per_second", " (1e9/s)"))
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
+    return save(fig, path, context, out_dir)
+
+
+def save(fig, path, context, out_dir):
     host = context.get("host_name", "?")
     space = context.get("kokkos_execution_space", "?")
     fig.suptitle(f"{os.path.basename(path)} - {space} on {host}, {context.get('num_cpus', '?')} CPUs")

@@ -229,17 +229,21 @@ inline M widen_bytes(const std::uint8_t* p) {
 template <class M>
 inline unsigned lane_signs(const M& m) {
   [[maybe_unused]] constexpr int bytes = sizeof(M), lane = sizeof(m[0]);
+#if defined(__SSE2__)
 #if SWEEP_SIMD_BYTES == 32
-  if constexpr (lane == 4) return static_cast<unsigned>(_mm256_movemask_ps((__m256)m));
-  else return static_cast<unsigned>(_mm256_movemask_pd((__m256d)m));
-#elif defined(__SSE2__)
-  if constexpr (lane == 4) return static_cast<unsigned>(_mm_movemask_ps((__m128)m));
-  else return static_cast<unsigned>(_mm_movemask_pd((__m128d)m));
-#else
+  if constexpr (bytes == 32) {
+    if constexpr (lane == 4) return static_cast<unsigned>(_mm256_movemask_ps((__m256)m));
+    else if constexpr (lane == 8) return static_cast<unsigned>(_mm256_movemask_pd((__m256d)m));
+  }
+#endif
+  if constexpr (bytes == 16) {
+    if constexpr (lane == 4) return static_cast<unsigned>(_mm_movemask_ps((__m128)m));
+    else if constexpr (lane == 8) return static_cast<unsigned>(_mm_movemask_pd((__m128d)m));
+  }
+#endif
   unsigned b = 0;
   for (int k = 0; k < bytes / lane; ++k) b |= unsigned(m[k] < 0) << k;
   return b;
-#endif
 }
 
 /// last_head_lanes<T>()[b]: lane k holds the index of the last set bit of
@@ -279,10 +283,32 @@ inline unsigned lane_heads(const Heads& heads, index_t i, const mask<T>* clear_t
     const index_t bit = heads.bit0 + i;  // bit0 % 8 == 0: the lanes' bits share one byte
     h = (static_cast<unsigned>(heads.bytes[bit >> 3]) >> (bit & 7)) & all;
   } else if constexpr (is_key_source<Heads>::value) {
-    const auto* k = heads.keys + i;
-    h = 0;
-    for (int j = 1; j < L; ++j) h |= unsigned(k[j] != k[j - 1]) << j;
-    h |= (i == 0 && heads.no_previous) ? 1u : unsigned(k[0] != k[-1]);
+    using K = std::remove_cv_t<std::remove_pointer_t<decltype(heads.keys)>>;
+    const K* k = heads.keys + i;
+    if constexpr ((sizeof(K) == 4 || sizeof(K) == 8) && L * sizeof(K) >= 16) {
+      // Keys and their predecessors as vectors: one compare, sign bits.
+      typedef K key_vec __attribute__((vector_size(L * sizeof(K))));
+      key_vec cur, prev;
+      std::memcpy(&cur, k, sizeof cur);
+      if (i == 0 && heads.no_previous) {
+        prev = cur;
+        std::memcpy(reinterpret_cast<char*>(&prev) + sizeof(K), k, sizeof cur - sizeof(K));
+        prev[0] = cur[0];
+      } else {
+        std::memcpy(&prev, k - 1, sizeof prev);
+      }
+      const auto same = cur == prev;
+      if constexpr (sizeof(K) == sizeof(T)) {
+        clear = (mask<T>)same;
+        return ~lane_signs(same) & all;
+      } else {
+        h = ~lane_signs(same) & all;
+      }
+    } else {
+      h = 0;
+      for (int j = 1; j < L; ++j) h |= unsigned(k[j] != k[j - 1]) << j;
+      h |= (i == 0 && heads.no_previous) ? 1u : unsigned(k[0] != k[-1]);
+    }
   } else {
     h = heads(i) & all;
   }
@@ -314,8 +340,8 @@ inline bool element_head(const Heads& heads, index_t i) {
 /// The carry from the previous vector goes only to lanes before the
 /// vector's first head.
 template <class T, bool Streaming, bool Exclusive, class Heads>
-inline T seg_plus_scan_impl(const T* in, T* out, index_t n, T run, T init, const Heads& heads_in, index_t ahead,
-                            index_t ahead_n) {
+inline T seg_plus_scan_impl(const T* in, T* out, index_t n, T run, T init, const Heads& heads_in, bool sparse,
+                            index_t ahead, index_t ahead_n) {
   const Heads heads = heads_in;  // a local copy: stores to out cannot alias it
   constexpr int L = lanes<T>;
   constexpr unsigned all = (1u << L) - 1u;
@@ -332,9 +358,18 @@ inline T seg_plus_scan_impl(const T* in, T* out, index_t n, T run, T init, const
   };
   // One 64-byte line of input per step (one prefetch decision per line).
   constexpr int per_line = 64 / SWEEP_SIMD_BYTES > 0 ? 64 / SWEEP_SIMD_BYTES : 1;
-  auto step = [&](index_t i) {
+  auto step = [&](index_t i, auto sparse_tag) {
     M clear_h;
     const unsigned h = lane_heads<T>(heads, i, table, clear_h);
+    if constexpr (decltype(sparse_tag)::value) {
+      if (h == 0) {  // long segments: most vectors hold no head
+        const V v = scan_lanes<T>(load<T>(in + i)) + carry;
+        if constexpr (Exclusive) put(out + i, initv + shift_in<T>(carry, v));
+        else put(out + i, v);
+        carry = last_lane<T>(v);
+        return;
+      }
+    }
     unsigned seen = h;  // seen: a head at or before each lane
     seen |= seen << 1;
     if constexpr (L > 2) seen |= seen << 2;
@@ -362,10 +397,15 @@ inline T seg_plus_scan_impl(const T* in, T* out, index_t n, T run, T init, const
     else put(out + i, v);
     carry = last_lane<T>(v);
   };
-  for (; i + per_line * L <= n; i += per_line * L) {
-    if (i + ahead < ahead_n) __builtin_prefetch(in + i + ahead, 0, 1);
-    for (int u = 0; u < per_line; ++u) step(i + u * L);
-  }
+  // Two loops, so the no-head branch exists only where it predicts well.
+  auto lines = [&](auto sparse_tag) {
+    for (; i + per_line * L <= n; i += per_line * L) {
+      if (i + ahead < ahead_n) __builtin_prefetch(in + i + ahead, 0, 1);
+      for (int u = 0; u < per_line; ++u) step(i + u * L, sparse_tag);
+    }
+  };
+  if (sparse) lines(std::true_type{});
+  else lines(std::false_type{});
   if constexpr (Streaming) stream_fence();
   run = carry[0];
   for (; i < n; ++i) {
@@ -379,10 +419,11 @@ inline T seg_plus_scan_impl(const T* in, T* out, index_t n, T run, T init, const
 
 template <class T, class Heads>
 inline T seg_plus_scan(const T* in, T* out, index_t n, T run, T init, bool exclusive, bool streaming,
-                       const Heads& heads, index_t ahead, index_t ahead_n) {
+                       const Heads& heads, bool sparse, index_t ahead, index_t ahead_n) {
   const bool stream_out = streaming && reinterpret_cast<std::uintptr_t>(out) % SWEEP_SIMD_BYTES == 0;
-  if (stream_out && exclusive) return seg_plus_scan_impl<T, true, true>(in, out, n, run, init, heads, ahead, ahead_n);
-  if (stream_out) return seg_plus_scan_impl<T, true, false>(in, out, n, run, init, heads, ahead, ahead_n);
-  if (exclusive) return seg_plus_scan_impl<T, false, true>(in, out, n, run, init, heads, ahead, ahead_n);
-  return seg_plus_scan_impl<T, false, false>(in, out, n, run, init, heads, ahead, ahead_n);
+  if (stream_out && exclusive)
+    return seg_plus_scan_impl<T, true, true>(in, out, n, run, init, heads, sparse, ahead, ahead_n);
+  if (stream_out) return seg_plus_scan_impl<T, true, false>(in, out, n, run, init, heads, sparse, ahead, ahead_n);
+  if (exclusive) return seg_plus_scan_impl<T, false, true>(in, out, n, run, init, heads, sparse, ahead, ahead_n);
+  return seg_plus_scan_impl<T, false, false>(in, out, n, run, init, heads, sparse, ahead, ahead_n);
 }

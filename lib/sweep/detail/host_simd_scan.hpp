@@ -124,17 +124,19 @@ inline T host_simd_plus_scan(const T* in, T* out, index_t n, T prefix, bool excl
   return simd16::plus_scan(in, out, n, prefix, exclusive, streaming, ahead, ahead_n);
 }
 
-/// Segmented sum of in[0..n) into out (see seg_plus_scan_impl); `heads(i)`
-/// gives the head bits of elements i.. (bit k: element i+k). Prefetches
-/// as host_simd_plus_scan does.
+/// Segmented sum of in[0..n) into out (see seg_plus_scan_impl); `heads` is
+/// a byte_heads, packed_heads, key_source or a functor giving the head bits
+/// of elements i.. (bit k: element i+k). `sparse`: most vectors hold no
+/// head (a branch skips the segment work for them). Prefetches as
+/// host_simd_plus_scan does.
 template <class T, class Heads>
 inline T host_simd_seg_plus_scan(const T* in, T* out, index_t n, T run, T init, bool exclusive, bool streaming,
-                                 const Heads& heads, index_t ahead = 0, index_t ahead_n = 0) {
+                                 const Heads& heads, bool sparse, index_t ahead = 0, index_t ahead_n = 0) {
 #if SWEEP_HAVE_HOST_AVX2
   if (host_has_avx2())
-    return simd32::seg_plus_scan(in, out, n, run, init, exclusive, streaming, heads, ahead, ahead_n);
+    return simd32::seg_plus_scan(in, out, n, run, init, exclusive, streaming, heads, sparse, ahead, ahead_n);
 #endif
-  return simd16::seg_plus_scan(in, out, n, run, init, exclusive, streaming, heads, ahead, ahead_n);
+  return simd16::seg_plus_scan(in, out, n, run, init, exclusive, streaming, heads, sparse, ahead, ahead_n);
 }
 #endif
 

@@ -151,7 +151,9 @@ struct segmented_scan_io {
         // and packed head bits); what lands before j is rewritten by
         // chunk_scan.
         const index_t from = (j & ~index_t(7)) > first ? (j & ~index_t(7)) : first;
-        return {vector_scan_from(from, end, base_value(0), excl, streaming, ahead), true};
+        // A first head far into the chunk suggests long segments.
+        const bool sparse = j - first >= 64;
+        return {vector_scan_from(from, end, base_value(0), excl, streaming, sparse, ahead), true};
       }
     }
 #endif
@@ -179,29 +181,31 @@ struct segmented_scan_io {
 #if SWEEP_HAVE_HOST_SIMD
   /// Segmented vector scan of [b, e) from `run`, through the fastest head
   /// source the representation allows.
-  base_value vector_scan_from(index_t b, index_t e, base_value run, bool excl, bool streaming, index_t ahead) const {
+  base_value vector_scan_from(index_t b, index_t e, base_value run, bool excl, bool streaming, bool sparse,
+                              index_t ahead) const {
     const index_t count = e - b;
     if constexpr (is_byte_flags<Heads>::value) {
       const byte_heads h{reinterpret_cast<const std::uint8_t*>(heads.flags.data()) + b};
-      return host_simd_seg_plus_scan(in.data() + b, out.data() + b, count, run, init, excl, streaming, h, ahead,
+      return host_simd_seg_plus_scan(in.data() + b, out.data() + b, count, run, init, excl, streaming, h, sparse, ahead,
                                      n - b);
     } else {
       if constexpr (is_bit_flags<Heads>::value) {
         if (b % 8 == 0) {
           const packed_heads h{reinterpret_cast<const std::uint8_t*>(heads.words.data()), b};
           return host_simd_seg_plus_scan(in.data() + b, out.data() + b, count, run, init, excl, streaming, h,
-                                         ahead, n - b);
+                                         sparse, ahead, n - b);
         }
       }
       if constexpr (is_arithmetic_keys<Heads>::value) {
         const key_source<typename Heads::key_type> h{heads.keys.data() + b, b == 0};
-        return host_simd_seg_plus_scan(in.data() + b, out.data() + b, count, run, init, excl, streaming, h, ahead,
+        return host_simd_seg_plus_scan(in.data() + b, out.data() + b, count, run, init, excl, streaming, h, sparse, ahead,
                                        n - b);
       }
       const auto h = heads;
       const index_t total = n;
       return host_simd_seg_plus_scan(in.data() + b, out.data() + b, count, run, init, excl, streaming,
-                                     [h, b, total](index_t i) { return h.bits(b + i, total); }, ahead, n - b);
+                                     [h, b, total](index_t i) { return h.bits(b + i, total); }, sparse, ahead,
+                                     n - b);
     }
   }
 #endif
