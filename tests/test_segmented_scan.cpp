@@ -172,3 +172,53 @@ TEST_CASE_TEMPLATE("segmented scans run in place", Space, SWEEP_TEST_SPACES) {
   reference_segmented_scan(x, l.heads(), want, 0, false, false, sweep::plus<std::int32_t>{});
   CHECK(to_host(v) == want);
 }
+
+TEST_CASE_TEMPLATE("the README's segmented-scan example runs as written", Space, SWEEP_TEST_SPACES) {
+  using Mem = typename Space::memory_space;
+  Space space;
+  // 4 vertices with 2, 0, 3 and 1 edges.
+  auto row_ptr = to_device<Space>(std::vector<std::int64_t>{0, 2, 2, 5, 6}, "row_ptr");
+  auto weights = to_device<Space>(std::vector<int>{1, 2, 3, 4, 5, 6}, "weights");
+  Kokkos::View<int*, Mem> running("running", 6), slots("slots", 6), row_sums("row_sums", 4);
+  // --- as in README.md
+  auto rows = sweep::segment_offsets(row_ptr);
+  sweep::segmented_inclusive_scan(space, weights, rows, running);        // per-row prefix sums
+  sweep::segmented_exclusive_scan(space, weights, rows, slots, 0);       // per-row offsets
+  auto n_rows = sweep::segmented_reduce(space, weights, rows, row_sums);  // empty rows: 0
+  // ---
+  CHECK(n_rows == 4);
+  CHECK(to_host(running) == std::vector<int>{1, 3, 3, 7, 12, 6});
+  CHECK(to_host(slots) == std::vector<int>{0, 1, 0, 3, 7, 0});
+  CHECK(to_host(row_sums) == std::vector<int>{3, 0, 12, 6});
+
+  auto in = to_device<Space>(std::vector<float>{1, 5, 2, 7, 3}, "in");
+  Kokkos::View<float*, Mem> out("out", 5);
+  auto flags = to_device<Space>(std::vector<std::uint8_t>{1, 0, 1, 0, 0}, "flags");
+  const std::size_t n = 5;
+  auto words = to_device<Space>(std::vector<std::uint32_t>{0b00101u}, "words");
+  auto keys = to_device<Space>(std::vector<int>{7, 7, 3, 3, 3}, "keys");
+  Kokkos::View<int*, Mem> iout("iout", 5);
+  auto iin = to_device<Space>(std::vector<int>{1, 5, 2, 7, 3}, "iin");
+  // --- as in README.md
+  sweep::segmented_inclusive_scan(space, in, sweep::head_flags(flags), out, sweep::maximum<float>{});
+  // ---
+  CHECK(to_host(out) == std::vector<float>{1, 5, 2, 7, 7});
+  sweep::segmented_inclusive_scan(space, iin, sweep::head_bits(words, n), iout);
+  CHECK(to_host(iout) == std::vector<int>{1, 6, 2, 9, 12});
+  sweep::segmented_exclusive_scan(space, iin, sweep::segment_keys(keys), iout, 0, sweep::plus<int>{},
+                                  {sweep::direction::backward});
+  CHECK(to_host(iout) == std::vector<int>{5, 0, 10, 3, 0});
+
+  Kokkos::View<std::int64_t*, Mem> offsets("offsets", 3);
+  Kokkos::View<std::int32_t*, Mem> ids("ids", 5);
+  // --- as in README.md
+  auto count = sweep::segment_count(space, sweep::head_flags(flags));
+  sweep::to_segment_offsets(space, sweep::head_flags(flags), offsets);  // needs count + 1 entries
+  sweep::to_segment_ids(space, sweep::segment_keys(keys), ids);
+  sweep::to_head_flags(space, sweep::segment_offsets(offsets), flags);
+  // ---
+  CHECK(count == 2);
+  CHECK(to_host(offsets) == std::vector<std::int64_t>{0, 2, 5});
+  CHECK(to_host(ids) == std::vector<std::int32_t>{0, 0, 1, 1, 1});
+  CHECK(to_host(flags) == std::vector<std::uint8_t>{1, 0, 1, 0, 0});
+}
