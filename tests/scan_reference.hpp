@@ -75,6 +75,62 @@ bool close(const T& got, const T& want, double tol, double scale) {
   }
 }
 
+/// Compares results with a reference: floating point within a tolerance
+/// scaled by n and by the inputs' magnitudes; outputs are allocated one
+/// element longer and poisoned with `guard`, which must survive.
+template <class T>
+struct result_check {
+  T guard;
+  double tol = 0, scale = 0;
+  std::size_t n = 0;
+  result_check(const std::vector<T>& x, const T& init)
+      : guard(x.empty() ? init : x[0]), tol(tolerance<T>(x.size())), n(x.size()) {
+    if constexpr (std::is_floating_point_v<T>)
+      for (const T& v : x) scale += std::abs(static_cast<double>(v));
+  }
+  /// An output View of m + 1 (default n + 1) elements, all `guard`.
+  template <class Space>
+  auto poisoned_output(std::size_t m) const {
+    return to_device<Space>(std::vector<T>(m + 1, guard), "out");
+  }
+  template <class Space>
+  auto poisoned_output() const {
+    return poisoned_output<Space>(n);
+  }
+  /// got[0..m) equals want (m = want.size()), reporting the count and the
+  /// first wrong element, and got[m] still holds `guard`.
+  void elements(const std::vector<T>& got, const std::vector<T>& want) const {
+    const std::size_t m = want.size();
+    std::size_t bad = 0, first_bad = m;
+    for (std::size_t i = 0; i < m; ++i)
+      if (!close(got[i], want[i], tol, scale) && bad++ == 0) first_bad = i;
+    CHECK_MESSAGE(bad == 0, bad, " wrong elements, first at ", first_bad);
+    if (bad) CHECK(got[first_bad] == want[first_bad]);
+    CHECK_MESSAGE(got[m] == guard, "element past the result was written");
+  }
+};
+
+/// Calls f(options, backward, exclusive) for every algorithm x direction x
+/// kind, with the choice captured for failure messages.
+template <class F>
+void for_each_variant(const std::vector<sweep::scan_algorithm>& algos, sweep::index_t tile, sweep::index_t chunk,
+                      const F& f) {
+  for (auto algo : algos)
+    for (bool backward : {false, true})
+      for (bool exclusive : {false, true}) {
+        const std::string algorithm = sweep::to_string(algo);
+        CAPTURE(algorithm);
+        CAPTURE(backward);
+        CAPTURE(exclusive);
+        sweep::scan_options opt;
+        opt.algorithm = algo;
+        opt.direction = backward ? sweep::direction::backward : sweep::direction::forward;
+        opt.tile_size = tile;
+        opt.chunk_size = chunk;
+        f(opt, backward, exclusive);
+      }
+}
+
 inline const std::vector<sweep::scan_algorithm>& all_algorithms() {
   static const std::vector<sweep::scan_algorithm> algos = {
       sweep::scan_algorithm::automatic,  sweep::scan_algorithm::sequential,   sweep::scan_algorithm::hillis_steele,
@@ -99,44 +155,18 @@ void check_all_scans(const std::vector<typename Op::value_type>& x, const Op& op
   using T = typename Op::value_type;
   const std::size_t n = x.size();
   auto in = to_device<Space>(x, "in");
-  const T guard = x.empty() ? init : x[0];
-  double scale = 0;
-  if constexpr (std::is_floating_point_v<T>)
-    for (const T& v : x) scale += std::abs(static_cast<double>(v));
-  const double tol = tolerance<T>(n);
+  const result_check<T> check(x, init);
   std::vector<T> want;
-  for (auto algo : algos)
-    for (bool backward : {false, true})
-      for (bool exclusive : {false, true}) {
-        CAPTURE(n);
-        const std::string algorithm = sweep::to_string(algo);
-        CAPTURE(algorithm);
-        CAPTURE(backward);
-        CAPTURE(exclusive);
-        std::vector<T> poison(n + 1, guard);
-        auto out = to_device<Space>(poison, "out");
-        sweep::scan_options opt;
-        opt.algorithm = algo;
-        opt.direction = backward ? sweep::direction::backward : sweep::direction::forward;
-        opt.tile_size = tile;
-        opt.chunk_size = chunk;
-        Space space;
-        T total = exclusive ? sweep::exclusive_scan(space, in, out, init, op, opt)
-                            : sweep::inclusive_scan(space, in, out, op, opt);
-        T want_total = reference_scan(x, want, init, exclusive, backward, op);
-        CHECK(close(total, want_total, tol, scale));
-        auto got = to_host(out);
-        std::size_t bad = 0, first_bad = n;
-        for (std::size_t i = 0; i < n; ++i)
-          if (!close(got[i], want[i], tol, scale)) {
-            if (bad++ == 0) first_bad = i;
-          }
-        CHECK_MESSAGE(bad == 0, bad, " wrong elements, first at ", first_bad);
-        if (bad) {
-          CHECK(got[first_bad] == want[first_bad]);
-        }
-        CHECK_MESSAGE(got[n] == guard, "element past n was written");
-      }
+  CAPTURE(n);
+  for_each_variant(algos, tile, chunk, [&](const sweep::scan_options& opt, bool backward, bool exclusive) {
+    auto out = check.template poisoned_output<Space>();
+    Space space;
+    T total = exclusive ? sweep::exclusive_scan(space, in, out, init, op, opt)
+                        : sweep::inclusive_scan(space, in, out, op, opt);
+    T want_total = reference_scan(x, want, init, exclusive, backward, op);
+    CHECK(close(total, want_total, check.tol, check.scale));
+    check.elements(to_host(out), want);
+  });
 }
 
 }  // namespace sweep_test

@@ -183,53 +183,26 @@ void check_segmented(const std::vector<typename Op::value_type>& x, const layout
   const auto heads = l.heads();
   representations<Space> reps(l);
   auto in = to_device<Space>(x, "in");
-  const T guard = x.empty() ? init : x[0];
-  double scale = 0;
-  if constexpr (std::is_floating_point_v<T>)
-    for (const T& v : x) scale += std::abs(static_cast<double>(v));
-  const double tol = tolerance<T>(n);
+  const result_check<T> check(x, init);
   std::vector<T> want;
   Space space;
   for_each_representation(reps, [&](const char* repr, const auto& segments) {
     CAPTURE(repr);
-    for (auto algo : algos)
-      for (bool backward : {false, true})
-        for (bool exclusive : {false, true}) {
-          const std::string algorithm = sweep::to_string(algo);
-          CAPTURE(algorithm);
-          CAPTURE(backward);
-          CAPTURE(exclusive);
-          std::vector<T> poison(n + 1, guard);
-          auto out = to_device<Space>(poison, "out");
-          sweep::scan_options opt;
-          opt.algorithm = algo;
-          opt.direction = backward ? sweep::direction::backward : sweep::direction::forward;
-          opt.chunk_size = chunk;
-          if (exclusive) sweep::segmented_exclusive_scan(space, in, segments, out, init, op, opt);
-          else sweep::segmented_inclusive_scan(space, in, segments, out, op, opt);
-          reference_segmented_scan(x, heads, want, init, exclusive, backward, op);
-          auto got = to_host(out);
-          std::size_t bad = 0, first_bad = n;
-          for (std::size_t i = 0; i < n; ++i)
-            if (!close(got[i], want[i], tol, scale) && bad++ == 0) first_bad = i;
-          CHECK_MESSAGE(bad == 0, bad, " wrong elements, first at ", first_bad);
-          if (bad) CHECK(got[first_bad] == want[first_bad]);
-          CHECK_MESSAGE(got[n] == guard, "element past n was written");
-        }
+    for_each_variant(algos, 0, chunk, [&](const sweep::scan_options& opt, bool backward, bool exclusive) {
+      auto out = check.template poisoned_output<Space>();
+      if (exclusive) sweep::segmented_exclusive_scan(space, in, segments, out, init, op, opt);
+      else sweep::segmented_inclusive_scan(space, in, segments, out, op, opt);
+      reference_segmented_scan(x, heads, want, init, exclusive, backward, op);
+      check.elements(to_host(out), want);
+    });
     // The reduction: offsets keep their empty segments, the others cannot
     // express them.
     const bool offsets = std::string(repr) == "segment_offsets";
     const auto want_totals = reference_segmented_reduce(x, offsets ? l : without_empty(l), op);
-    std::vector<T> poison(want_totals.size() + 1, guard);
-    auto totals = to_device<Space>(poison, "totals");
+    auto totals = check.template poisoned_output<Space>(want_totals.size());
     const auto nseg = sweep::segmented_reduce(space, in, segments, totals, op);
     CHECK(nseg == static_cast<sweep::index_t>(want_totals.size()));
-    auto got = to_host(totals);
-    std::size_t bad = 0;
-    for (std::size_t s = 0; s < want_totals.size(); ++s)
-      if (!close(got[s], want_totals[s], tol, scale)) ++bad;
-    CHECK_MESSAGE(bad == 0, bad, " wrong segment totals");
-    CHECK_MESSAGE(got[want_totals.size()] == guard, "totals past n_segments were written");
+    check.elements(to_host(totals), want_totals);
   });
 }
 

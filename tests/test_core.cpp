@@ -64,3 +64,26 @@ TEST_CASE_TEMPLATE("every enabled space runs a kernel and reports its concurrenc
   Kokkos::deep_copy(got, total);
   CHECK(got == expected);
 }
+
+TEST_CASE("minimum and maximum identities are the extreme values of each type") {
+  auto check = [](auto zero) {
+    using T = decltype(zero);
+    if constexpr (std::is_floating_point_v<T>) {
+      CHECK(sweep::minimum<T>::identity() == std::numeric_limits<T>::infinity());
+      CHECK(sweep::maximum<T>::identity() == -std::numeric_limits<T>::infinity());
+    } else {
+      CHECK(sweep::minimum<T>::identity() == std::numeric_limits<T>::max());
+      CHECK(sweep::maximum<T>::identity() == std::numeric_limits<T>::lowest());
+    }
+  };
+  check(0.0f);
+  check(0.0);
+  check(std::int8_t(0));
+  check(std::uint8_t(0));
+  check(std::int16_t(0));
+  check(std::int32_t(0));
+  check(std::uint32_t(0));
+  check(std::int64_t(0));
+  check(std::uint64_t(0));
+  static_assert(sweep::minimum<std::int32_t>::identity() == 2147483647);
+}

@@ -35,23 +35,46 @@ struct multiplies {
   KOKKOS_INLINE_FUNCTION constexpr T operator()(const T& a, const T& b) const { return static_cast<T>(a * b); }
 };
 
+namespace detail {
+
+/// The largest value of T (infinity where T has one), as a constant
+/// expression device compilers accept (std::numeric_limits' members are
+/// host functions to nvcc).
+template <class T>
+KOKKOS_INLINE_FUNCTION constexpr T greatest() {
+  if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<T>(__builtin_huge_val());
+  } else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+    return static_cast<T>(static_cast<std::make_unsigned_t<T>>(~std::make_unsigned_t<T>(0)) >> 1);
+  } else if constexpr (std::is_integral_v<T>) {
+    return static_cast<T>(~T(0));
+  } else {
+    return std::numeric_limits<T>::max();
+  }
+}
+
+/// The smallest value of T (minus infinity where T has one).
+template <class T>
+KOKKOS_INLINE_FUNCTION constexpr T least() {
+  if constexpr (std::is_floating_point_v<T>) return -greatest<T>();
+  else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) return static_cast<T>(-greatest<T>() - 1);
+  else if constexpr (std::is_integral_v<T>) return T(0);
+  else return std::numeric_limits<T>::lowest();
+}
+
+}  // namespace detail
+
 template <class T>
 struct minimum {
   using value_type = T;
-  KOKKOS_INLINE_FUNCTION static constexpr T identity() {
-    if constexpr (std::numeric_limits<T>::has_infinity) return std::numeric_limits<T>::infinity();
-    else return std::numeric_limits<T>::max();
-  }
+  KOKKOS_INLINE_FUNCTION static constexpr T identity() { return detail::greatest<T>(); }
   KOKKOS_INLINE_FUNCTION constexpr T operator()(const T& a, const T& b) const { return b < a ? b : a; }
 };
 
 template <class T>
 struct maximum {
   using value_type = T;
-  KOKKOS_INLINE_FUNCTION static constexpr T identity() {
-    if constexpr (std::numeric_limits<T>::has_infinity) return -std::numeric_limits<T>::infinity();
-    else return std::numeric_limits<T>::lowest();
-  }
+  KOKKOS_INLINE_FUNCTION static constexpr T identity() { return detail::least<T>(); }
   KOKKOS_INLINE_FUNCTION constexpr T operator()(const T& a, const T& b) const { return a < b ? b : a; }
 };
 

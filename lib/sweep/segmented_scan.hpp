@@ -213,6 +213,17 @@ index_t segmented_reduce(const std::string& label, const ExecSpace& space, const
   return nseg;
 }
 
+/// The door of every conversion: the output View's shape, the
+/// representation's checks, and the number of elements it describes.
+template <class ExecSpace, class Segments, class OutView>
+index_t conversion_length(const ExecSpace& space, const Segments& segments, const char* where) {
+  static_assert(is_rank1_view_v<OutView> && accessible_from_v<ExecSpace, OutView>,
+                "sweep conversions: the output must be a rank-1 View accessible from the space");
+  const index_t n = repr_length(space, segments, where);
+  check_segments(space, segments, n, where);
+  return n;
+}
+
 }  // namespace detail
 
 // ---------------------------------------------------------------- scans
@@ -325,12 +336,9 @@ index_t segment_count(const ExecSpace& space, const Segments& segments) {
 template <class ExecSpace, class Segments, class FlagView>
   requires(Kokkos::is_execution_space<ExecSpace>::value && detail::is_segments_v<Segments>)
 void to_head_flags(const ExecSpace& space, const Segments& segments, const FlagView& flags) {
-  static_assert(detail::is_rank1_view_v<FlagView> && detail::accessible_from_v<ExecSpace, FlagView>,
-                "sweep::to_head_flags: `flags` must be a rank-1 View accessible from the space");
   const char* where = "sweep::to_head_flags";
   detail::scoped_region region(where);
-  const index_t n = detail::repr_length(space, segments, where);
-  detail::check_segments(space, segments, n, where);
+  const index_t n = detail::conversion_length<ExecSpace, Segments, FlagView>(space, segments, where);
   detail::require(static_cast<index_t>(flags.extent(0)) >= n, where, "flags has ", flags.extent(0), " entries but ", n,
           " are needed");
   if (n == 0) return;
@@ -346,12 +354,9 @@ void to_head_flags(const ExecSpace& space, const Segments& segments, const FlagV
 template <class ExecSpace, class Segments, class OffsetView>
   requires(Kokkos::is_execution_space<ExecSpace>::value && detail::is_segments_v<Segments>)
 index_t to_segment_offsets(const ExecSpace& space, const Segments& segments, const OffsetView& offsets) {
-  static_assert(detail::is_rank1_view_v<OffsetView> && detail::accessible_from_v<ExecSpace, OffsetView>,
-                "sweep::to_segment_offsets: `offsets` must be a rank-1 View accessible from the space");
   const char* where = "sweep::to_segment_offsets";
   detail::scoped_region region(where);
-  const index_t n = detail::repr_length(space, segments, where);
-  detail::check_segments(space, segments, n, where);
+  const index_t n = detail::conversion_length<ExecSpace, Segments, OffsetView>(space, segments, where);
   using O = typename OffsetView::non_const_value_type;
   if constexpr (detail::segments_kind<Segments>::value == 3) {
     const index_t m = static_cast<index_t>(segments.offsets.extent(0));
@@ -384,12 +389,9 @@ index_t to_segment_offsets(const ExecSpace& space, const Segments& segments, con
 template <class ExecSpace, class Segments, class IdView>
   requires(Kokkos::is_execution_space<ExecSpace>::value && detail::is_segments_v<Segments>)
 void to_segment_ids(const ExecSpace& space, const Segments& segments, const IdView& ids) {
-  static_assert(detail::is_rank1_view_v<IdView> && detail::accessible_from_v<ExecSpace, IdView>,
-                "sweep::to_segment_ids: `ids` must be a rank-1 View accessible from the space");
   const char* where = "sweep::to_segment_ids";
   detail::scoped_region region(where);
-  const index_t n = detail::repr_length(space, segments, where);
-  detail::check_segments(space, segments, n, where);
+  const index_t n = detail::conversion_length<ExecSpace, Segments, IdView>(space, segments, where);
   detail::require(static_cast<index_t>(ids.extent(0)) >= n, where, "ids has ", ids.extent(0), " entries but ", n,
           " are needed");
   if (n == 0) return;
