@@ -165,7 +165,7 @@ T scan_single_pass(const ExecSpace& space, const IO& io, const T& init, bool exc
 #if SWEEP_HOST_CHUNK_KERNELS
         if constexpr (chunk_kernels_ok) {
           if (chunk_fast) {
-            io.chunk_scan(first, count, prefix, exclusive, chunk_streaming, ahead);
+            io.chunk_scan(first, count, prefix, aggregate, exclusive, chunk_streaming, ahead);
             return;
           }
         }

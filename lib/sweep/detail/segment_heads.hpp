@@ -120,10 +120,17 @@ struct key_heads {
     if (b == 0) return 0;
     const auto* k = keys.data();
     index_t j = b;
-    for (; j + 16 <= e; j += 16) {
-      unsigned any = 0;
-      for (int t = 0; t < 16; ++t) any |= !(k[j + t] == k[j + t - 1]);
-      if (any) break;
+    // 32 comparisons without an early exit vectorise (integers: XOR).
+    for (; j + 32 <= e; j += 32) {
+      if constexpr (std::is_integral_v<key_type>) {
+        key_type any = 0;
+        for (int t = 0; t < 32; ++t) any |= k[j + t] ^ k[j + t - 1];
+        if (any) break;
+      } else {
+        unsigned any = 0;
+        for (int t = 0; t < 32; ++t) any |= !(k[j + t] == k[j + t - 1]);
+        if (any) break;
+      }
     }
     for (; j < e; ++j)
       if (!(k[j] == k[j - 1])) return j;

@@ -160,9 +160,10 @@ struct segmented_scan_io {
     if (j == end) return {serial_fold(op.op, [&](index_t i) { return value(i); }, first, end), false};
     return {scalar_scan_from(j, end, excl), true};
   }
-  void chunk_scan(index_t first, index_t count, const value_type& prefix, bool excl,
+  void chunk_scan(index_t first, index_t count, const value_type& prefix, const value_type& own, bool excl,
                   [[maybe_unused]] bool streaming, [[maybe_unused]] index_t ahead) const {
-    const index_t j = first_head(first, first + count);
+    // The fold found no head (own.mark clear): the whole chunk is plain.
+    const index_t j = own.mark ? first_head(first, first + count) : first + count;
     if (j == first) return;
 #if SWEEP_HAVE_HOST_SIMD
     if constexpr (vector_sums) {
@@ -259,7 +260,8 @@ struct segmented_reduce_io {
     }
     return {serial_fold(op.op, [&](index_t i) { return static_cast<base_value>(in(i)); }, last, first + count), c};
   }
-  void chunk_scan(index_t first, index_t count, const value_type& prefix, bool, bool, index_t) const {
+  void chunk_scan(index_t first, index_t count, const value_type& prefix, const value_type&, bool, bool,
+                  index_t) const {
     if (ordinal.extent(0)) walk<true>(first, count, prefix);
     else walk<false>(first, count, prefix);
   }
