@@ -6,8 +6,8 @@ panel per distinct <field>... combination, one line per <impl>, the last
 field on the x axis and a counter (default bytes_per_second, in GB/s) on y.
 A suite run at a single size (every x the same) is drawn as bars instead:
 one panel per second-to-last field (the type), one bar per
-<impl>/<field>... row, and rows whose fields are `none/any` (copy, the
-plain scan) as vertical reference lines.
+<impl>/<field>... row (Sweep blue, peers orange), and rows whose fields are
+`none/any` (copy, the plain scan) as vertical reference lines.
 
 usage: plot.py RESULT.json [...] [--counter NAME] [--out DIR]
 """
@@ -64,7 +64,8 @@ def bars(path, context, rows, counter, out_dir):
         refs = [(label, v) for label, v in items if label.endswith("/none/any")]
         bars_ = [(label, v) for label, v in items if not label.endswith("/none/any")]
         labels = [label for label, _ in bars_]
-        ax.barh(range(len(bars_)), [v for _, v in bars_], color="tab:blue")
+        colours = ["tab:blue" if label.startswith("sweep") else "tab:orange" for label, _ in bars_]
+        ax.barh(range(len(bars_)), [v for _, v in bars_], color=colours)
         ax.set_yticks(range(len(bars_)))
         ax.set_yticklabels(labels, fontsize=7)
         ax.invert_yaxis()
