@@ -29,17 +29,6 @@ namespace {
 using namespace sweep_bench;
 
 template <class T>
-struct buffers {
-  Kokkos::View<T*, Memory> in, out;
-  explicit buffers(std::int64_t n)
-      : in(Kokkos::view_alloc(Kokkos::WithoutInitializing, "sweep::bench::in"), n),
-        out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "sweep::bench::out"), n) {
-    fill_pattern(in);
-    Kokkos::deep_copy(out, T(0));
-  }
-};
-
-template <class T>
 void bench_sweep(benchmark::State& state, int log2n, sweep::scan_algorithm algo) {
   const std::int64_t n = std::int64_t(1) << log2n;
   buffers<T> b(n);

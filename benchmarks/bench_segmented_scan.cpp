@@ -88,17 +88,6 @@ const segments_data& segments_for(int log2n, int mean) {
   return *slot;
 }
 
-template <class T>
-struct buffers {
-  Kokkos::View<T*, Memory> in, out;
-  explicit buffers(std::int64_t n)
-      : in(Kokkos::view_alloc(Kokkos::WithoutInitializing, "sweep::bench::in"), n),
-        out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "sweep::bench::out"), n) {
-    fill_pattern(in);
-    Kokkos::deep_copy(out, T(0));
-  }
-};
-
 enum class repr { flags, bits, offsets, keys };
 const char* repr_name(repr r) {
   switch (r) {

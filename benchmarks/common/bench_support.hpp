@@ -80,14 +80,27 @@ void fill_pattern(const View& v) {
   Kokkos::fence();
 }
 
+/// An input of N elements with the pattern and a zeroed output (both
+/// touched before any timing).
+template <class T>
+struct buffers {
+  Kokkos::View<T*, Memory> in, out;
+  explicit buffers(std::int64_t n)
+      : in(Kokkos::view_alloc(Kokkos::WithoutInitializing, "sweep::bench::in"), n),
+        out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "sweep::bench::out"), n) {
+    fill_pattern(in);
+    Kokkos::deep_copy(out, T(0));
+  }
+};
+
 /// The memory-bandwidth ceiling: a parallel copy of N elements of T
 /// (traffic model 2N*sizeof(T)).
 template <class T>
 void bench_copy(benchmark::State& state, int log2n) {
   const std::int64_t n = std::int64_t(1) << log2n;
-  Kokkos::View<T*, Memory> in(Kokkos::view_alloc(Kokkos::WithoutInitializing, "sweep::bench::in"), n);
-  Kokkos::View<T*, Memory> out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "sweep::bench::out"), n);
-  fill_pattern(in);
+  const buffers<T> b(n);
+  const auto in = b.in;
+  const auto out = b.out;
   Space space;
   run_timed(state, space, 2.0 * n * sizeof(T), [&] {
     Kokkos::parallel_for(

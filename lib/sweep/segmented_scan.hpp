@@ -113,20 +113,20 @@ void segmented_scan(const std::string& label, const ExecSpace& space, const InVi
     run_segmented<false>(label, space, heads, in, out, init, exclusive, op, opt);
 }
 
-/// load(i) = 1 at heads, else 0.
-template <class Heads>
+/// load(i) = 1 where pred(i) holds (a head), else 0.
+template <class Pred>
 struct head_count {
-  Heads heads;
-  KOKKOS_INLINE_FUNCTION index_t operator()(index_t i) const { return heads(i) ? 1 : 0; }
+  Pred pred;
+  KOKKOS_INLINE_FUNCTION index_t operator()(index_t i) const { return pred(i) ? 1 : 0; }
 };
 
-/// Compaction of the heads: offsets(k) = position of the k-th head.
-template <class Heads, class View>
-struct store_head_position {
-  Heads heads;
-  View offsets;
+/// With the exclusive count of pred: out(k) = position of the k-th match.
+template <class Pred, class View>
+struct store_position {
+  Pred pred;
+  View out;
   KOKKOS_INLINE_FUNCTION void operator()(index_t i, index_t k) const {
-    if (heads(i)) offsets(k) = static_cast<typename View::non_const_value_type>(i);
+    if (pred(i)) out(k) = static_cast<typename View::non_const_value_type>(i);
   }
 };
 
@@ -139,28 +139,28 @@ struct store_segment_id {
   }
 };
 
-template <class ExecSpace, class Heads>
-index_t count_heads(const ExecSpace& space, const Heads& heads, index_t n, const std::string& label) {
+template <class ExecSpace, class Pred>
+index_t count_heads(const ExecSpace& space, const Pred& pred, index_t n, const std::string& label) {
   index_t count = 0;
   Kokkos::parallel_reduce(
       label + "::count_heads", Kokkos::RangePolicy<ExecSpace>(space, 0, n),
-      KOKKOS_LAMBDA(const index_t i, index_t& c) { c += heads(i) ? 1 : 0; }, count);
+      KOKKOS_LAMBDA(const index_t i, index_t& c) { c += pred(i) ? 1 : 0; }, count);
   return count;
 }
 
-/// ordinal(k) = index of the k-th non-empty segment, by compaction.
-template <class ExecSpace, class V>
+/// Compaction on Sweep's scan: out(k) = the k-th i in [0, n) where pred(i)
+/// holds (out needs that many entries).
+template <class ExecSpace, class Pred, class View>
+void compact_positions(const ExecSpace& space, const Pred& pred, index_t n, const View& out, const std::string& label) {
+  functor_io<head_count<Pred>, store_position<Pred, View>, plus<index_t>> io{{pred}, {pred, out}, {}, n};
+  run_lifted(space, io, scan_algorithm::automatic, true, 0, label);
+}
+
+/// Segment s of offsets holds at least one element.
+template <class V>
 struct nonempty_segment {
   V off;
-  KOKKOS_INLINE_FUNCTION index_t operator()(index_t s) const { return off(s + 1) > off(s) ? 1 : 0; }
-};
-template <class V, class Out>
-struct store_nonempty {
-  V off;
-  Out ordinal;
-  KOKKOS_INLINE_FUNCTION void operator()(index_t s, index_t k) const {
-    if (off(s + 1) > off(s)) ordinal(k) = s;
-  }
+  KOKKOS_INLINE_FUNCTION bool operator()(index_t s) const { return off(s + 1) > off(s); }
 };
 
 template <class ExecSpace, class Op, class InView, class Segments, class TotalView>
@@ -180,12 +180,12 @@ index_t segmented_reduce(const std::string& label, const ExecSpace& space, const
   const char* where = "sweep::segmented_reduce";
   const index_t n = static_cast<index_t>(in.extent(0));
   check_segments(space, segments, n, where);
-  constexpr bool offsets = segments_kind<Segments>::value == 3;
+  constexpr bool offsets = is_offsets_v<Segments>;
   Kokkos::View<index_t*, Mem> ordinal;
-  index_t nseg = 0;
-  if constexpr (offsets) nseg = static_cast<index_t>(segments.offsets.extent(0)) - 1;
   const auto heads = make_heads(space, segments, n, label);
-  if constexpr (!offsets) nseg = count_heads(space, heads, n, label);
+  index_t nseg;
+  if constexpr (offsets) nseg = static_cast<index_t>(segments.offsets.extent(0)) - 1;
+  else nseg = count_heads(space, heads, n, label);
   require(static_cast<index_t>(totals.extent(0)) >= nseg, where, "totals has ", totals.extent(0),
           " elements but there are ", nseg, " segments");
   require(!overlap(totals, in) && !overlap(totals, repr_view(segments)), where,
@@ -194,16 +194,13 @@ index_t segmented_reduce(const std::string& label, const ExecSpace& space, const
   if constexpr (offsets) {
     // Empty segments get the identity; non-empty ones are found by
     // compacting their indices.
-    const auto off = segments.offsets;
-    const index_t nonempty = count_heads(space, nonempty_segment<ExecSpace, decltype(off)>{off}, nseg, label);
-    if (nonempty < nseg) {
+    const nonempty_segment<decltype(segments.offsets)> nonempty{segments.offsets};
+    const index_t filled = count_heads(space, nonempty, nseg, label);
+    if (filled < nseg) {
       Kokkos::deep_copy(space, Kokkos::subview(totals, Kokkos::pair<index_t, index_t>(0, nseg)), Op::identity());
       ordinal = Kokkos::View<index_t*, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::ordinal"),
-                                            nonempty);
-      functor_io<nonempty_segment<ExecSpace, decltype(off)>, store_nonempty<decltype(off), decltype(ordinal)>,
-                 plus<index_t>>
-          cio{{off}, {off, ordinal}, {}, nseg};
-      run_lifted(space, cio, scan_algorithm::automatic, true, 0, label + "::compact");
+                                            filled);
+      compact_positions(space, nonempty, nseg, ordinal, label + "::compact");
     }
   }
   if (n == 0) return nseg;
@@ -213,15 +210,13 @@ index_t segmented_reduce(const std::string& label, const ExecSpace& space, const
   return nseg;
 }
 
-/// The door of every conversion: the output View's shape, the
-/// representation's checks, and the number of elements it describes.
+/// The door of every conversion: the output View's shape, then the
+/// representation's checks and the number of elements it describes.
 template <class ExecSpace, class Segments, class OutView>
 index_t conversion_length(const ExecSpace& space, const Segments& segments, const char* where) {
   static_assert(is_rank1_view_v<OutView> && accessible_from_v<ExecSpace, OutView>,
                 "sweep conversions: the output must be a rank-1 View accessible from the space");
-  const index_t n = repr_length(space, segments, where);
-  check_segments(space, segments, n, where);
-  return n;
+  return repr_length(space, segments, where);
 }
 
 }  // namespace detail
@@ -319,16 +314,11 @@ index_t segmented_reduce(const ExecSpace& space, const InView& in, const Segment
 template <class ExecSpace, class Segments>
   requires(Kokkos::is_execution_space<ExecSpace>::value && detail::is_segments_v<Segments>)
 index_t segment_count(const ExecSpace& space, const Segments& segments) {
-  detail::scoped_region region("sweep::segment_count");
-  const index_t n = detail::repr_length(space, segments, "sweep::segment_count");
-  if constexpr (detail::segments_kind<Segments>::value == 3) {
-    return static_cast<index_t>(segments.offsets.extent(0)) - 1;
-  } else {
-    detail::check_segments(space, segments, n, "sweep::segment_count");
-    if (n == 0) return 0;
-    return detail::count_heads(space, detail::make_heads(space, segments, n, "sweep::segment_count"), n,
-                               "sweep::segment_count");
-  }
+  const char* where = "sweep::segment_count";
+  detail::scoped_region region(where);
+  const index_t n = detail::repr_length(space, segments, where);
+  if constexpr (detail::is_offsets_v<Segments>) return static_cast<index_t>(segments.offsets.extent(0)) - 1;
+  else return n == 0 ? 0 : detail::count_heads(space, detail::make_heads(space, segments, n, where), n, where);
 }
 
 /// flags(i) = 1 where a segment starts, else 0, for the n elements the
@@ -358,7 +348,7 @@ index_t to_segment_offsets(const ExecSpace& space, const Segments& segments, con
   detail::scoped_region region(where);
   const index_t n = detail::conversion_length<ExecSpace, Segments, OffsetView>(space, segments, where);
   using O = typename OffsetView::non_const_value_type;
-  if constexpr (detail::segments_kind<Segments>::value == 3) {
+  if constexpr (detail::is_offsets_v<Segments>) {
     const index_t m = static_cast<index_t>(segments.offsets.extent(0));
     detail::require(static_cast<index_t>(offsets.extent(0)) >= m, where, "offsets has ", offsets.extent(0),
             " entries but ", m, " are needed");
@@ -372,12 +362,7 @@ index_t to_segment_offsets(const ExecSpace& space, const Segments& segments, con
     const index_t nseg = n == 0 ? 0 : detail::count_heads(space, heads, n, where);
     detail::require(static_cast<index_t>(offsets.extent(0)) >= nseg + 1, where, "offsets has ", offsets.extent(0),
             " entries but ", nseg + 1, " are needed (", nseg, " segments + 1)");
-    if (n > 0) {
-      detail::functor_io<detail::head_count<decltype(heads)>, detail::store_head_position<decltype(heads), OffsetView>,
-                         plus<index_t>>
-          io{{heads}, {heads, offsets}, {}, n};
-      detail::run_lifted(space, io, scan_algorithm::automatic, true, 0, where);
-    }
+    if (n > 0) detail::compact_positions(space, heads, n, offsets, where);
     Kokkos::deep_copy(space, Kokkos::subview(offsets, nseg), O(n));
     space.fence();
     return nseg;
@@ -395,7 +380,7 @@ void to_segment_ids(const ExecSpace& space, const Segments& segments, const IdVi
   detail::require(static_cast<index_t>(ids.extent(0)) >= n, where, "ids has ", ids.extent(0), " entries but ", n,
           " are needed");
   if (n == 0) return;
-  if constexpr (detail::segments_kind<Segments>::value == 3) {
+  if constexpr (detail::is_offsets_v<Segments>) {
     detail::offsets_to_ids(space, segments.offsets, n, ids, where);
   } else {
     const auto heads = detail::make_heads(space, segments, n, where);

@@ -72,13 +72,10 @@ T scan_single_pass(const ExecSpace& space, const IO& io, const T& init, bool exc
   [[maybe_unused]] const bool fast = simd_ok && team_size == 1 && io.unit_stride();
   // Outputs well beyond the last-level cache are streamed past it.
   [[maybe_unused]] const bool streaming = fast && n * sizeof(T) >= scan_tuning<ExecSpace>::streaming_bytes;
-  constexpr bool chunk_kernels_ok = SWEEP_HOST_CHUNK_KERNELS && is_host_space_v<ExecSpace> && io_chunk_kernels<IO>::value;
-  [[maybe_unused]] bool chunk_fast = false;
+  constexpr bool chunk_kernels_ok =
+      SWEEP_HOST_CHUNK_KERNELS && is_host_space_v<ExecSpace> && io_chunk_kernels<IO>::value && team_size == 1;
   [[maybe_unused]] bool chunk_streaming = false;
-  if constexpr (chunk_kernels_ok) {
-    chunk_fast = team_size == 1 && io.chunk_kernels_usable();
-    chunk_streaming = chunk_fast && io.out_bytes() >= scan_tuning<ExecSpace>::streaming_bytes;
-  }
+  if constexpr (chunk_kernels_ok) chunk_streaming = io.out_bytes() >= scan_tuning<ExecSpace>::streaming_bytes;
   // With chunks handed out in order, a thread's next chunk is about one
   // round of threads ahead.
   [[maybe_unused]] const index_t ahead = chunk * concurrency(space);
@@ -105,8 +102,7 @@ T scan_single_pass(const ExecSpace& space, const IO& io, const T& init, bool exc
 #endif
 #if SWEEP_HOST_CHUNK_KERNELS
         if constexpr (chunk_kernels_ok) {
-          if (chunk_fast) aggregate = io.chunk_fold(first, count, exclusive, chunk_streaming, ahead);
-          else aggregate = team_reduce_range(team, count, io.op, load, parts.data());
+          aggregate = io.chunk_fold(first, count, exclusive, chunk_streaming, ahead);
         } else
 #endif
           aggregate = team_reduce_range(team, count, io.op, load, parts.data());
@@ -164,10 +160,8 @@ T scan_single_pass(const ExecSpace& space, const IO& io, const T& init, bool exc
 #endif
 #if SWEEP_HOST_CHUNK_KERNELS
         if constexpr (chunk_kernels_ok) {
-          if (chunk_fast) {
-            io.chunk_scan(first, count, prefix, aggregate, exclusive, chunk_streaming, ahead);
-            return;
-          }
+          io.chunk_scan(first, count, prefix, aggregate, exclusive, chunk_streaming, ahead);
+          return;
         }
 #endif
         team_scan_range(

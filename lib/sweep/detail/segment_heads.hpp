@@ -14,9 +14,11 @@
 namespace sweep::detail {
 
 // Besides head(i), each has host-only helpers for the CPU vector path
-// (contiguous Views): bits(i, n), the head bits of elements i..i+7 (fewer
-// at the end; bit k = element i+k) and first_head(b, e), the first head in
-// [b, e) or e, reading 8 to 32 heads at a time.
+// (contiguous Views): first_head(b, e), the first head in [b, e) or e,
+// reading 8 to 32 heads at a time, and (bits and keys, whose vector path
+// may fall back to it) bits(i, n), the head bits of elements i..i+7
+// (fewer at the end; bit k = element i+k). Byte flags go to the vector
+// kernels directly.
 
 template <class View>
 bool dense(const View& v) {
@@ -32,23 +34,6 @@ struct flag_heads {
 
   static constexpr bool bytes = sizeof(typename View::value_type) == 1;
   bool host_fast() const { return bytes && dense(flags); }
-  /// Bit k set where byte k of x is nonzero.
-  static std::uint32_t nonzero_bytes(std::uint64_t x) {
-    constexpr std::uint64_t low7 = 0x7f7f7f7f7f7f7f7fULL;
-    const std::uint64_t high = (((x & low7) + low7) | x) >> 7 & 0x0101010101010101ULL;
-    return static_cast<std::uint32_t>((high * 0x0102040810204080ULL) >> 56);
-  }
-  std::uint32_t bits(index_t i, index_t n) const {
-    std::uint32_t b = 0;
-    if (i + 8 <= n) {
-      std::uint64_t x;
-      std::memcpy(&x, flags.data() + i, 8);
-      b = nonzero_bytes(x);
-    } else {
-      for (index_t k = 0; i + k < n; ++k) b |= std::uint32_t(flags(i + k) != 0) << k;
-    }
-    return i == 0 ? (b | 1u) : b;
-  }
   index_t first_head(index_t b, index_t e) const {
     if (b == 0) return 0;
     index_t j = b;

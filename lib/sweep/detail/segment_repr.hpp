@@ -44,26 +44,25 @@ struct segment_keys {
 
 namespace detail {
 
-template <class S>
-struct segments_kind : std::integral_constant<int, 0> {};
-template <class V>
-struct segments_kind<head_flags<V>> : std::integral_constant<int, 1> {};
-template <class V>
-struct segments_kind<head_bits<V>> : std::integral_constant<int, 2> {};
-template <class V>
-struct segments_kind<segment_offsets<V>> : std::integral_constant<int, 3> {};
-template <class V>
-struct segments_kind<segment_keys<V>> : std::integral_constant<int, 4> {};
+enum : int { not_segments = 0, kind_flags = 1, kind_bits = 2, kind_offsets = 3, kind_keys = 4 };
 
 template <class S>
-inline constexpr bool is_segments_v = segments_kind<std::remove_cvref_t<S>>::value != 0;
+struct segments_kind : std::integral_constant<int, not_segments> {};
+template <class V>
+struct segments_kind<head_flags<V>> : std::integral_constant<int, kind_flags> {};
+template <class V>
+struct segments_kind<head_bits<V>> : std::integral_constant<int, kind_bits> {};
+template <class V>
+struct segments_kind<segment_offsets<V>> : std::integral_constant<int, kind_offsets> {};
+template <class V>
+struct segments_kind<segment_keys<V>> : std::integral_constant<int, kind_keys> {};
 
-template <class ExecSpace, class View>
-constexpr void static_check_segments_view(const char*) {
-  static_assert(is_rank1_view_v<View>, "sweep segments: the representation's View must be rank-1");
-  static_assert(accessible_from_v<ExecSpace, View>,
-                "sweep segments: the representation's View lives in a memory space the execution space cannot access");
-}
+template <class S>
+inline constexpr bool is_offsets_v = segments_kind<S>::value == kind_offsets;
+
+template <class S>
+inline constexpr bool is_segments_v = segments_kind<std::remove_cvref_t<S>>::value != not_segments;
+
 
 template <class V>
 const V& repr_view(const head_flags<V>& s) { return s.flags; }
@@ -103,18 +102,34 @@ index_t check_offsets(const ExecSpace& space, const V& off, const char* where) {
   return static_cast<index_t>(read_element(off, nseg));
 }
 
-/// Number of elements a representation describes on its own (flags and
-/// keys: their extent; bits: n_bits; offsets: the last offset).
+/// Compile-time checks of a representation against the space.
+template <class ExecSpace, class S>
+constexpr void static_check_repr() {
+  using View = std::remove_cvref_t<decltype(repr_view(std::declval<const S&>()))>;
+  using value = typename View::value_type;
+  constexpr int kind = segments_kind<S>::value;
+  static_assert(is_rank1_view_v<View>, "sweep segments: the representation's View must be rank-1");
+  static_assert(accessible_from_v<ExecSpace, View>,
+                "sweep segments: the representation's View lives in a memory space the execution space cannot access");
+  static_assert(kind != kind_flags || std::is_integral_v<value>, "sweep::head_flags needs integral (byte) flags");
+  static_assert(kind != kind_bits || (std::is_integral_v<value> && std::is_unsigned_v<value> && sizeof(value) == 4),
+                "sweep::head_bits needs 32-bit unsigned words");
+}
+
+/// Checks a representation on its own and returns the number of elements
+/// it describes (flags and keys: their extent; bits: n_bits; offsets: the
+/// last offset, after checking them).
 template <class ExecSpace, class S>
 index_t repr_length(const ExecSpace& space, const S& s, const char* where) {
+  static_check_repr<ExecSpace, S>();
   constexpr int kind = segments_kind<S>::value;
-  if constexpr (kind == 1) return static_cast<index_t>(s.flags.extent(0));
-  else if constexpr (kind == 2) {
+  if constexpr (kind == kind_flags) return static_cast<index_t>(s.flags.extent(0));
+  else if constexpr (kind == kind_bits) {
     require(s.n_bits >= 0, where, "head_bits has n_bits = ", s.n_bits, "; it must not be negative");
     require(static_cast<index_t>(s.words.extent(0)) * 32 >= s.n_bits, where, "head_bits has ", s.words.extent(0),
             " words for ", s.n_bits, " bits; it needs ", (s.n_bits + 31) / 32);
     return s.n_bits;
-  } else if constexpr (kind == 3) return check_offsets(space, s.offsets, where);
+  } else if constexpr (kind == kind_offsets) return check_offsets(space, s.offsets, where);
   else return static_cast<index_t>(s.keys.extent(0));
 }
 
@@ -122,18 +137,13 @@ index_t repr_length(const ExecSpace& space, const S& s, const char* where) {
 template <class ExecSpace, class S>
 void check_segments(const ExecSpace& space, const S& s, index_t n, const char* where) {
   constexpr int kind = segments_kind<S>::value;
-  static_check_segments_view<ExecSpace, std::remove_cvref_t<decltype(repr_view(s))>>(where);
-  using value = typename std::remove_cvref_t<decltype(repr_view(s))>::value_type;
-  static_assert(kind != 1 || std::is_integral_v<value>, "sweep::head_flags needs integral (byte) flags");
-  static_assert(kind != 2 || (std::is_integral_v<value> && std::is_unsigned_v<value> && sizeof(value) == 4),
-                "sweep::head_bits needs 32-bit unsigned words");
   const index_t len = repr_length(space, s, where);
-  if constexpr (kind == 1)
+  if constexpr (kind == kind_flags)
     require(len >= n, where, "head_flags has ", len, " entries but in has ", n, "; it must cover every element");
-  else if constexpr (kind == 2)
+  else if constexpr (kind == kind_bits)
     require(len >= n, where, "head_bits describes ", len, " elements but in has ", n,
             "; it must cover every element");
-  else if constexpr (kind == 3)
+  else if constexpr (kind == kind_offsets)
     require(len == n, where, "segment_offsets ends at ", len, " but in has ", n, " elements; the last offset must be n");
   else
     require(len >= n, where, "segment_keys has ", len, " keys but in has ", n, "; it must cover every element");
@@ -143,9 +153,9 @@ void check_segments(const ExecSpace& space, const S& s, index_t n, const char* w
 template <class ExecSpace, class S>
 auto make_heads(const ExecSpace& space, const S& s, index_t n, const std::string& label) {
   constexpr int kind = segments_kind<S>::value;
-  if constexpr (kind == 1) return flag_heads<decltype(s.flags)>{s.flags};
-  else if constexpr (kind == 2) return bit_heads<decltype(s.words)>{s.words};
-  else if constexpr (kind == 3) {
+  if constexpr (kind == kind_flags) return flag_heads<decltype(s.flags)>{s.flags};
+  else if constexpr (kind == kind_bits) return bit_heads<decltype(s.words)>{s.words};
+  else if constexpr (kind == kind_offsets) {
     auto words = offsets_to_bits(space, s.offsets, n, label);
     return bit_heads<decltype(words)>{words};
   } else return key_heads<decltype(s.keys)>{s.keys};

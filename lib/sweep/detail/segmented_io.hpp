@@ -110,7 +110,6 @@ struct segmented_scan_io {
   // (head, value) pairs through memory).
   static constexpr bool host_chunk_kernels = true;
   static constexpr bool vector_sums = !Backward && host_simd_scan_v<Op, typename InView::value_type>;
-  bool chunk_kernels_usable() const { return true; }
   std::size_t out_bytes() const { return static_cast<std::size_t>(n) * sizeof(base_value); }
   bool vector_usable() const {
     if constexpr (vector_sums)
@@ -153,7 +152,7 @@ struct segmented_scan_io {
         const index_t from = (j & ~index_t(7)) > first ? (j & ~index_t(7)) : first;
         // A first head far into the chunk suggests long segments.
         const bool sparse = j - first >= 64;
-        return {vector_scan_from(from, end, base_value(0), excl, streaming, sparse, ahead), true};
+        return {vector_scan_from(from, end, excl, streaming, sparse, ahead), true};
       }
     }
 #endif
@@ -180,33 +179,24 @@ struct segmented_scan_io {
         [&](index_t i, const base_value& v) { out(at(i)) = excl ? op.op(init, v) : v; }, first, j);
   }
 #if SWEEP_HAVE_HOST_SIMD
-  /// Segmented vector scan of [b, e) from `run`, through the fastest head
-  /// source the representation allows.
-  base_value vector_scan_from(index_t b, index_t e, base_value run, bool excl, bool streaming, bool sparse,
-                              index_t ahead) const {
-    const index_t count = e - b;
+  /// Segmented vector scan of [b, e) (b at or before the chunk's first
+  /// head, so it starts from nothing) through the fastest head source the
+  /// representation allows; returns the sum since the last head.
+  base_value vector_scan_from(index_t b, index_t e, bool excl, bool streaming, bool sparse, index_t ahead) const {
+    auto scan_with = [&](const auto& source) {
+      return host_simd_seg_plus_scan(in.data() + b, out.data() + b, e - b, base_value(0), init, excl, streaming,
+                                     source, sparse, ahead, n - b);
+    };
     if constexpr (is_byte_flags<Heads>::value) {
-      const byte_heads h{reinterpret_cast<const std::uint8_t*>(heads.flags.data()) + b};
-      return host_simd_seg_plus_scan(in.data() + b, out.data() + b, count, run, init, excl, streaming, h, sparse, ahead,
-                                     n - b);
+      return scan_with(byte_heads{reinterpret_cast<const std::uint8_t*>(heads.flags.data()) + b});
     } else {
-      if constexpr (is_bit_flags<Heads>::value) {
-        if (b % 8 == 0) {
-          const packed_heads h{reinterpret_cast<const std::uint8_t*>(heads.words.data()), b};
-          return host_simd_seg_plus_scan(in.data() + b, out.data() + b, count, run, init, excl, streaming, h,
-                                         sparse, ahead, n - b);
-        }
-      }
-      if constexpr (is_arithmetic_keys<Heads>::value) {
-        const key_source<typename Heads::key_type> h{heads.keys.data() + b, b == 0};
-        return host_simd_seg_plus_scan(in.data() + b, out.data() + b, count, run, init, excl, streaming, h, sparse, ahead,
-                                       n - b);
-      }
+      if constexpr (is_bit_flags<Heads>::value)
+        if (b % 8 == 0) return scan_with(packed_heads{reinterpret_cast<const std::uint8_t*>(heads.words.data()), b});
+      if constexpr (is_arithmetic_keys<Heads>::value)
+        return scan_with(key_source<typename Heads::key_type>{heads.keys.data() + b, b == 0});
       const auto h = heads;
       const index_t total = n;
-      return host_simd_seg_plus_scan(in.data() + b, out.data() + b, count, run, init, excl, streaming,
-                                     [h, b, total](index_t i) { return h.bits(b + i, total); }, sparse, ahead,
-                                     n - b);
+      return scan_with([h, b, total](index_t i) { return h.bits(b + i, total); });
     }
   }
 #endif
@@ -249,7 +239,6 @@ struct segmented_reduce_io {
   // segment's total when the next head closes it (the last segment: at n).
   // Branch-free: every element stores, into a dummy unless it closes one.
   static constexpr bool host_chunk_kernels = true;
-  bool chunk_kernels_usable() const { return true; }
   std::size_t out_bytes() const { return 0; }
   value_type chunk_fold(index_t first, index_t count, bool, bool, index_t) const {
     index_t c = 0, last = first;
