@@ -1,0 +1,130 @@
+// Sweep's own bitmask index, `rank_select`: rank in O(1) and select by
+// sampling, in about 3.5% of the mask, and the index that makes pack and
+// unpack streaming passes (a chunk of the mask starts at rank(chunk) and
+// walks its words; see host_bitmask_kernels.hpp).
+//
+// Layout (as in Zhou, Andersen and Kaminsky's "poppy"):
+//   l0[b]   64-bit count of set bits before bit b * 2^32 (a handful).
+//   l12[s]  per 2048-bit superblock, one 64-bit entry: the count before
+//           the superblock relative to its l0 block (32 bits) and the counts
+//           of its first three 512-bit basic blocks (10 bits each). A rank
+//           reads one entry and at most eight 64-bit words: one cache line.
+//   samples[j]  the superblock holding set bit j * 2^shift, with 2^shift
+//           chosen so there is one sample per four superblocks at most
+//           (0.4% of the mask): a select starts between two samples that
+//           are a few superblocks apart on average and binary-searches
+//           there, then picks the basic block and the word.
+#pragma once
+
+#include <sweep/detail/bitmask_trees.hpp>
+
+namespace sweep::detail {
+
+template <class Mem>
+struct rank_select_view {
+  static constexpr int super_shift = 11;  // 2048 bits per superblock
+  static constexpr index_t super_words = 32;
+  static constexpr int l0_shift = 32;
+
+  mask_ref<Mem> mask;
+  index_t ones = 0;
+  index_t n_super = 0;
+  index_t n_samples = 0;
+  int sample_shift = 0;
+  Kokkos::View<const std::uint64_t*, Mem> l0;
+  Kokkos::View<const std::uint64_t*, Mem> l12;
+  Kokkos::View<const std::uint32_t*, Mem> samples;
+
+  KOKKOS_INLINE_FUNCTION bool test(index_t i) const { return mask.test(i); }
+  std::size_t bytes() const { return view_bytes(l0) + view_bytes(l12) + view_bytes(samples); }
+
+  /// Set bits before superblock s.
+  KOKKOS_INLINE_FUNCTION index_t super_before(index_t s) const {
+    return index_t(l0(s >> (l0_shift - super_shift))) + index_t(l12(s) & 0xffffffffu);
+  }
+
+  KOKKOS_INLINE_FUNCTION index_t rank(index_t i) const {
+    if (i < 0 || i > mask.n) return -1;
+    if (i == mask.n) return ones;
+    const index_t s = i >> super_shift;
+    const std::uint64_t e = l12(s);
+    const int basic = static_cast<int>((i >> 9) & 3);
+    index_t r = index_t(l0(i >> l0_shift)) + index_t(e & 0xffffffffu);
+    for (int b = 0; b < basic; ++b) r += index_t((e >> (32 + 10 * b)) & 0x3ff);
+    return r + mask.count_from(s * super_words + 8 * basic, i);
+  }
+
+  KOKKOS_INLINE_FUNCTION index_t select(index_t k) const {
+    if (k < 0 || k >= ones) return -1;
+    const index_t j = k >> sample_shift;
+    index_t lo = samples(j);
+    index_t hi = j + 1 < n_samples ? index_t(samples(j + 1)) + 1 : n_super;
+    while (hi - lo > 1) {  // last superblock in [lo, hi) starting at or before k
+      const index_t mid = lo + (hi - lo) / 2;
+      if (super_before(mid) <= k) lo = mid;
+      else hi = mid;
+    }
+    const std::uint64_t e = l12(lo);
+    index_t rem = k - super_before(lo);
+    int basic = 0;
+    for (; basic < 3; ++basic) {
+      const index_t c = index_t((e >> (32 + 10 * basic)) & 0x3ff);
+      if (rem < c) break;
+      rem -= c;
+    }
+    const index_t first = lo * super_words + 8 * basic;
+    return mask.select_from(first, first + 8, rem);
+  }
+
+  /// Samples kept at most one per four superblocks: the smallest power of
+  /// two 2^shift with ceil(ones / 2^shift) <= max(1, n_super / 4).
+  static int choose_sample_shift(index_t ones, index_t n_super) {
+    const index_t budget = n_super / 4 > 1 ? n_super / 4 : 1;
+    int shift = 0;
+    while (((ones + (index_t(1) << shift) - 1) >> shift) > budget) ++shift;
+    return shift;
+  }
+
+  template <class ExecSpace>
+  static rank_select_view build(const ExecSpace& space, const mask_ref<Mem>& mask, const std::string& label) {
+    require(mask.n < (index_t(1) << 43), "sweep::bitmask_index<rank_select>",
+            "samples name superblocks in 32 bits, so n_bits must be below 2^43, not ", mask.n);
+    rank_select_view v;
+    v.mask = mask;
+    v.n_super = (mask.n64 + super_words - 1) / super_words;
+    const index_t ns = v.n_super;
+    Kokkos::View<std::uint64_t*, Mem> before(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::before"),
+                                             ns + 1);
+    v.ones = block_prefix_counts(space, mask, super_words, before, label);
+    v.sample_shift = choose_sample_shift(v.ones, ns);
+    v.n_samples = (v.ones + (index_t(1) << v.sample_shift) - 1) >> v.sample_shift;
+    const index_t n_l0 = (mask.n >> l0_shift) + 1;
+    Kokkos::View<std::uint64_t*, Mem> l0(label + "::l0", n_l0);
+    Kokkos::View<std::uint64_t*, Mem> l12(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::l12"), ns);
+    Kokkos::View<std::uint32_t*, Mem> samples(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::samples"),
+                                              v.n_samples);
+    const int sshift = v.sample_shift;
+    constexpr index_t per_l0 = index_t(1) << (l0_shift - super_shift);
+    Kokkos::parallel_for(
+        label + "::entries", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(space, 0, ns),
+        KOKKOS_LAMBDA(const index_t s) {
+          const std::uint64_t base = before((s / per_l0) * per_l0);
+          if (s % per_l0 == 0) l0(s / per_l0) = base;
+          std::uint64_t e = before(s) - base;
+          for (int b = 0; b < 3; ++b)
+            e |= std::uint64_t(mask.count_words(s * super_words + 8 * b, s * super_words + 8 * b + 8))
+                 << (32 + 10 * b);
+          l12(s) = e;
+          // Samples whose set bit lies in this superblock.
+          const index_t first = static_cast<index_t>(before(s)), last = static_cast<index_t>(before(s + 1));
+          for (index_t j = (first + (index_t(1) << sshift) - 1) >> sshift; (j << sshift) < last; ++j)
+            samples(j) = static_cast<std::uint32_t>(s);
+        });
+    v.l0 = l0;
+    v.l12 = l12;
+    v.samples = samples;
+    return v;
+  }
+};
+
+}  // namespace sweep::detail

@@ -1,0 +1,142 @@
+// The bitmask as every bitmask encoding reads it: 32-bit words viewed as
+// 64-bit words (bit i of the mask is bit i%32 of word i/32, so 64-bit word
+// j is words 2j and 2j+1), bits at and past n_bits read as zero whatever
+// the caller's last word holds. Plus the bit tricks the encodings share:
+// popcount, count-trailing-zeros and select-in-word, in host and device
+// code alike.
+#pragma once
+
+#include <sweep/core.hpp>
+#include <sweep/scan.hpp>
+
+#include <cstdint>
+
+namespace sweep::detail {
+
+/// Last index c in [lo, hi) with v(offset + c) <= value, given v(offset + lo)
+/// <= value and v non-decreasing: binary search.
+template <class View>
+KOKKOS_INLINE_FUNCTION index_t last_not_above(const View& v, index_t offset, index_t lo, index_t hi, index_t value) {
+  while (hi - lo > 1) {
+    const index_t mid = lo + (hi - lo) / 2;
+    if (static_cast<index_t>(v(offset + mid)) <= value) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/// First index c in [lo, hi) with v(c) > value (hi when none).
+template <class View>
+KOKKOS_INLINE_FUNCTION index_t first_above(const View& v, index_t lo, index_t hi, index_t value) {
+  while (lo < hi) {
+    const index_t mid = lo + (hi - lo) / 2;
+    if (static_cast<index_t>(v(mid)) <= value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+KOKKOS_INLINE_FUNCTION int popcount64(std::uint64_t x) {
+#if defined(__CUDA_ARCH__)
+  return __popcll(x);
+#else
+  return __builtin_popcountll(x);
+#endif
+}
+
+KOKKOS_INLINE_FUNCTION int ctz64(std::uint64_t x) {
+#if defined(__CUDA_ARCH__)
+  return __ffsll(static_cast<long long>(x)) - 1;
+#else
+  return __builtin_ctzll(x);
+#endif
+}
+
+/// Position of the r-th set bit of w (r < popcount(w)): six halving steps.
+KOKKOS_INLINE_FUNCTION int select64(std::uint64_t w, int r) {
+  int pos = 0;
+  for (int width = 32; width >= 1; width /= 2) {
+    const int c = popcount64(w & ((std::uint64_t(1) << width) - 1));
+    if (r >= c) {
+      r -= c;
+      w >>= width;
+      pos += width;
+    }
+  }
+  return pos;
+}
+
+/// The mask: n bits in ceil(n/32) 32-bit words.
+template <class Mem>
+struct mask_ref {
+  Kokkos::View<const std::uint32_t*, Mem> words;
+  index_t n = 0;    // bits
+  index_t n32 = 0;  // 32-bit words holding them
+  index_t n64 = 0;  // 64-bit words holding them
+
+  mask_ref() = default;
+  mask_ref(const Kokkos::View<const std::uint32_t*, Mem>& w, index_t bits)
+      : words(w), n(bits), n32((bits + 31) / 32), n64((bits + 63) / 64) {}
+
+  /// Bits [64j, 64j + 64), those at or past n cleared; j < n64.
+  KOKKOS_INLINE_FUNCTION std::uint64_t word(index_t j) const {
+    const index_t lo = 2 * j;
+    std::uint64_t w = words(lo);
+    if (lo + 1 < n32) w |= std::uint64_t(words(lo + 1)) << 32;
+    const index_t rest = n - 64 * j;
+    if (rest < 64) w &= (std::uint64_t(1) << rest) - 1;
+    return w;
+  }
+
+  KOKKOS_INLINE_FUNCTION bool test(index_t i) const {
+    return i >= 0 && i < n && ((words(i >> 5) >> (i & 31)) & 1u) != 0;
+  }
+
+  /// Set bits in [64 * first_word, i), i <= n.
+  KOKKOS_INLINE_FUNCTION index_t count_from(index_t first_word, index_t i) const {
+    index_t c = 0;
+    const index_t last = i >> 6;
+    for (index_t j = first_word; j < last; ++j) c += popcount64(word(j));
+    if ((i & 63) != 0) c += popcount64(word(last) & ((std::uint64_t(1) << (i & 63)) - 1));
+    return c;
+  }
+
+  /// Position of the r-th set bit at or after 64 * first_word, searching
+  /// words [first_word, end_word); -1 when they hold r or fewer.
+  KOKKOS_INLINE_FUNCTION index_t select_from(index_t first_word, index_t end_word, index_t r) const {
+    if (end_word > n64) end_word = n64;
+    for (index_t j = first_word; j < end_word; ++j) {
+      const std::uint64_t w = word(j);
+      const int c = popcount64(w);
+      if (r < c) return 64 * j + select64(w, static_cast<int>(r));
+      r -= c;
+    }
+    return -1;
+  }
+
+  /// Set bits in 64-bit words [first_word, end_word).
+  KOKKOS_INLINE_FUNCTION index_t count_words(index_t first_word, index_t end_word) const {
+    if (end_word > n64) end_word = n64;
+    index_t c = 0;
+    for (index_t j = first_word; j < end_word; ++j) c += popcount64(word(j));
+    return c;
+  }
+};
+
+/// Exclusive counts of set bits per block of `words_per_block` 64-bit
+/// words: counts(b) = set bits before block b, with counts(n_blocks) = all
+/// of them, which is returned. `counts` has n_blocks + 1 elements. Sweep's
+/// own scan joins the per-block counts.
+template <class ExecSpace, class Mem>
+index_t block_prefix_counts(const ExecSpace& space, const mask_ref<Mem>& mask, index_t words_per_block,
+                            const Kokkos::View<std::uint64_t*, Mem>& counts, const std::string& label) {
+  const index_t blocks = static_cast<index_t>(counts.extent(0)) - 1;
+  Kokkos::parallel_for(
+      label + "::count", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(space, 0, blocks + 1),
+      KOKKOS_LAMBDA(const index_t b) {
+        counts(b) = b < blocks ? mask.count_words(b * words_per_block, (b + 1) * words_per_block) : 0;
+      });
+  return static_cast<index_t>(exclusive_scan(label + "::scan", space, counts, counts, std::uint64_t(0)));
+}
+
+}  // namespace sweep::detail

@@ -1,0 +1,211 @@
+// CPU kernels of the streaming pack and unpack (rank_select): one thread
+// walks a range of 64-bit mask words, starting at the packed position the
+// index gives for the range. All-zero words are skipped and all-one words
+// are block copies, so sparse masks run at the speed of reading the mask
+// and dense ones at copy speed. In between, 4- and 8-byte elements move a
+// vector at a time on AVX2: a table indexed by a byte (or nibble) of the
+// mask gives the lane permutation that left-packs the set lanes (pack), or
+// spreads consecutive packed elements to the set lanes, blended with what
+// the output holds (unpack), so the cost does not depend on where the bits
+// are. Other types, and CPUs without AVX2, take the scalar bit loop.
+#pragma once
+
+#include <sweep/detail/bitmask_words.hpp>
+#include <sweep/detail/host_simd_scan.hpp>
+
+#include <array>
+#include <cstring>
+#include <type_traits>
+
+namespace sweep::detail {
+
+/// The caller's mask and arrays as raw host pointers for one range of words.
+struct host_mask {
+  const std::uint32_t* words;
+  index_t n;  // bits
+
+  index_t n32() const { return (n + 31) / 32; }
+  /// 64-bit word j with bits past n cleared.
+  std::uint64_t word(index_t j) const {
+    if (64 * j + 64 <= n) {
+      std::uint64_t w;
+      std::memcpy(&w, words + 2 * j, sizeof w);
+      return w;
+    }
+    std::uint64_t w = words[2 * j];
+    if (2 * j + 1 < n32()) w |= std::uint64_t(words[2 * j + 1]) << 32;
+    return w & ((std::uint64_t(1) << (n - 64 * j)) - 1);
+  }
+};
+
+template <class T>
+void scalar_pack_words(const host_mask& m, index_t w0, index_t w1, const T* in, T* out) {
+  for (index_t j = w0; j < w1; ++j) {
+    std::uint64_t w = m.word(j);
+    const T* src = in + 64 * j;
+    if (w == ~std::uint64_t(0)) {
+      for (int b = 0; b < 64; ++b) out[b] = src[b];
+      out += 64;
+      continue;
+    }
+    for (; w != 0; w &= w - 1) *out++ = src[__builtin_ctzll(w)];
+  }
+}
+
+template <class T>
+void scalar_unpack_words(const host_mask& m, index_t w0, index_t w1, const T* in, T* out) {
+  for (index_t j = w0; j < w1; ++j) {
+    std::uint64_t w = m.word(j);
+    T* dst = out + 64 * j;
+    if (w == ~std::uint64_t(0)) {
+      for (int b = 0; b < 64; ++b) dst[b] = in[b];
+      in += 64;
+      continue;
+    }
+    for (; w != 0; w &= w - 1) dst[__builtin_ctzll(w)] = *in++;
+  }
+}
+
+#if SWEEP_HAVE_HOST_AVX2
+/// Permutation tables for `Lanes` lanes of a 32-byte vector, as 32-bit lane
+/// indices (a 64-bit lane is two): pack[g] moves the set lanes of group g
+/// to the front; expand[g] sends packed element t to the t-th set lane.
+template <int Lanes>
+struct lane_tables {
+  static constexpr int groups = 1 << Lanes;
+  static constexpr int per = 8 / Lanes;  // 32-bit lanes per element
+  alignas(64) std::array<std::array<std::uint8_t, 8>, groups> pack{}, expand{};
+  alignas(64) std::array<std::array<std::uint32_t, 8>, 1> bit{};
+  lane_tables() {
+    for (int g = 0; g < groups; ++g) {
+      int t = 0;
+      for (int lane = 0; lane < Lanes; ++lane) {
+        for (int h = 0; h < per; ++h) expand[g][lane * per + h] = static_cast<std::uint8_t>(t * per + h);
+        if ((g >> lane) & 1) {
+          for (int h = 0; h < per; ++h) pack[g][t * per + h] = static_cast<std::uint8_t>(lane * per + h);
+          ++t;
+        }
+      }
+    }
+    for (int l = 0; l < 8; ++l) bit[0][l] = 1u << (l / per);
+  }
+  static const lane_tables& get() {
+    static const lane_tables tables;
+    return tables;
+  }
+};
+
+#pragma GCC push_options
+#pragma GCC target("avx2,popcnt,bmi")
+template <class T>
+void avx2_pack_words(const host_mask& m, index_t w0, index_t w1, const T* in, T* out, T* out_limit) {
+  constexpr int lanes = 32 / sizeof(T);
+  const auto& tab = lane_tables<lanes>::get();
+  for (index_t j = w0; j < w1; ++j) {
+    const std::uint64_t w = m.word(j);
+    if (w == 0) continue;
+    const T* src = in + 64 * j;
+    if (w == ~std::uint64_t(0)) {
+      for (int b = 0; b < 64; b += lanes)
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + b),
+                            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + b)));
+      out += 64;
+      continue;
+    }
+    if (64 * j + 64 > m.n) {  // the last, partial word: no reads past n
+      scalar_pack_words(m, j, j + 1, in, out);
+      out += __builtin_popcountll(w);
+      continue;
+    }
+    for (int b = 0; b < 64; b += lanes) {
+      const unsigned g = static_cast<unsigned>(w >> b) & ((1u << lanes) - 1);
+      if (g == 0) continue;
+      const int c = __builtin_popcount(g);
+      if (out + lanes <= out_limit) {
+        const __m256i idx =
+            _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(tab.pack[g].data())));
+        const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + b));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_permutevar8x32_epi32(v, idx));
+      } else {
+        T* o = out;
+        for (unsigned h = g; h != 0; h &= h - 1) *o++ = src[b + __builtin_ctz(h)];
+      }
+      out += c;
+    }
+  }
+}
+
+template <class T>
+void avx2_unpack_words(const host_mask& m, index_t w0, index_t w1, const T* in, const T* in_end, T* out) {
+  constexpr int lanes = 32 / sizeof(T);
+  const auto& tab = lane_tables<lanes>::get();
+  const __m256i bits = _mm256_load_si256(reinterpret_cast<const __m256i*>(tab.bit[0].data()));
+  for (index_t j = w0; j < w1; ++j) {
+    const std::uint64_t w = m.word(j);
+    if (w == 0) continue;
+    T* dst = out + 64 * j;
+    if (w == ~std::uint64_t(0)) {
+      for (int b = 0; b < 64; b += lanes)
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + b),
+                            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + b)));
+      in += 64;
+      continue;
+    }
+    if (64 * j + 64 > m.n) {
+      scalar_unpack_words(m, j, j + 1, in, out);
+      in += __builtin_popcountll(w);
+      continue;
+    }
+    for (int b = 0; b < 64; b += lanes) {
+      const unsigned g = static_cast<unsigned>(w >> b) & ((1u << lanes) - 1);
+      if (g == 0) continue;
+      if (in + lanes <= in_end) {
+        const __m256i idx =
+            _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(tab.expand[g].data())));
+        const __m256i v = _mm256_permutevar8x32_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in)), idx);
+        const __m256i sel = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(static_cast<int>(g)), bits), bits);
+        const __m256i cur = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(dst + b));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + b), _mm256_blendv_epi8(cur, v, sel));
+        in += __builtin_popcount(g);
+      } else {
+        for (unsigned h = g; h != 0; h &= h - 1) dst[b + __builtin_ctz(h)] = *in++;
+      }
+    }
+  }
+}
+#pragma GCC pop_options
+#endif
+
+template <class T>
+inline constexpr bool host_vector_movable_v =
+    std::is_trivially_copyable_v<T> && (sizeof(T) == 4 || sizeof(T) == 8);
+
+/// Packs the set positions of words [w0, w1) of `m` from `in` (the whole
+/// expanded array) to `out` (the range's first packed slot); `out_limit`
+/// ends the range's packed slots (vector stores never pass it).
+template <class T>
+void host_pack_words(const host_mask& m, index_t w0, index_t w1, const T* in, T* out, T* out_limit) {
+#if SWEEP_HAVE_HOST_AVX2
+  if constexpr (host_vector_movable_v<T>) {
+    if (host_has_avx2()) return avx2_pack_words(m, w0, w1, in, out, out_limit);
+  }
+#endif
+  (void)out_limit;
+  scalar_pack_words(m, w0, w1, in, out);
+}
+
+/// Scatters packed elements from `in` (the range's first) to the set
+/// positions of words [w0, w1) of `out` (the whole expanded array);
+/// `in_end` ends the whole packed array (vector loads never pass it).
+template <class T>
+void host_unpack_words(const host_mask& m, index_t w0, index_t w1, const T* in, const T* in_end, T* out) {
+#if SWEEP_HAVE_HOST_AVX2
+  if constexpr (host_vector_movable_v<T>) {
+    if (host_has_avx2()) return avx2_unpack_words(m, w0, w1, in, in_end, out);
+  }
+#endif
+  (void)in_end;
+  scalar_unpack_words(m, w0, w1, in, out);
+}
+
+}  // namespace sweep::detail
