@@ -77,6 +77,14 @@ inline constexpr index_t npos = -1;
 
 }  // namespace bitmask
 
+/// Run-time knob of pack and unpack: the work of one parallel task.
+/// rank_select on a CPU: mask bits per task (rounded to whole 64-bit
+/// words; default 131072); the trees and full_permutation: packed elements
+/// per scheduling chunk (default: the backend's). 0 keeps the default.
+struct bitmask_options {
+  index_t work_item = 0;
+};
+
 namespace detail {
 
 template <class Encoding, class Mem>
@@ -122,6 +130,57 @@ KOKKOS_INLINE_FUNCTION bool query_in_range(Q q, index_t max) {
   return static_cast<std::uint64_t>(q) <= static_cast<std::uint64_t>(max);
 }
 
+/// Pack and unpack by one select per packed element.
+template <class ExecSpace, class View, class InView, class OutView>
+void gather_by_select(const ExecSpace& space, const std::string& where, const View& v,
+                   const InView& expanded_in, const OutView& packed_out, const bitmask_options& opt) {
+  bitmask_for(space, where, v.ones, opt.work_item,
+                      KOKKOS_LAMBDA(const index_t k) { packed_out(k) = expanded_in(v.select(k)); });
+}
+template <class ExecSpace, class View, class InView, class OutView>
+void scatter_by_select(const ExecSpace& space, const std::string& where, const View& v,
+                    const InView& packed_in, const OutView& expanded_out, const bitmask_options& opt) {
+  bitmask_for(space, where, v.ones, opt.work_item,
+                      KOKKOS_LAMBDA(const index_t k) { expanded_out(v.select(k)) = packed_in(k); });
+}
+
+/// Door of select/rank: shapes, output range, then every query in
+/// [0, max_query] (one reduction), before anything is written.
+template <class MemorySpace, class ExecSpace, class InView, class OutView>
+void check_queries(const std::string& where, const ExecSpace& space, const InView& queries,
+                          const OutView& out, index_t max_query, index_t max_value) {
+  static_assert(is_rank1_view_v<InView> && is_rank1_view_v<OutView>,
+                "sweep::bitmask_index: queries and results must be rank-1 Views");
+  static_assert(accessible_from_v<ExecSpace, InView> && accessible_from_v<ExecSpace, OutView>,
+                "sweep::bitmask_index: queries and results must be accessible from the execution space");
+  static_assert(Kokkos::SpaceAccessibility<ExecSpace, MemorySpace>::accessible,
+                "sweep::bitmask_index: the execution space must access the index's memory space");
+  using Q = typename InView::non_const_value_type;
+  using R = typename OutView::value_type;
+  static_assert(std::is_integral_v<Q> && std::is_integral_v<R> && !std::is_const_v<R>,
+                "sweep::bitmask_index: queries and results must be Views of integers (results non-const)");
+  const index_t n = static_cast<index_t>(queries.extent(0));
+  require(static_cast<index_t>(out.extent(0)) >= n, where.c_str(), "the results View has ", out.extent(0),
+          " elements for ", n, " queries");
+  require(static_cast<std::uint64_t>(std::numeric_limits<R>::max()) >= static_cast<std::uint64_t>(max_value),
+          where.c_str(), "results of up to ", max_value, " do not fit the results' type");
+  require(!overlap(queries, out) || same_elements(queries, out), where.c_str(),
+          "queries and results overlap");
+  if (n == 0) return;
+  index_t first_bad = n;
+  Kokkos::parallel_reduce(
+      where + "::check", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(space, 0, n),
+      KOKKOS_LAMBDA(const index_t t, index_t& bad) {
+        if (!query_in_range(queries(t), max_query) && t < bad) bad = t;
+      },
+      Kokkos::Min<index_t>(first_bad));
+  if (first_bad < n) {
+    auto one = Kokkos::subview(queries, std::make_pair(first_bad, first_bad + 1));
+    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), one);
+    require(false, where.c_str(), "query ", first_bad, " is ", static_cast<index_t>(host(0)),
+            ", outside [0, ", max_query, "]");
+  }
+}
 /// A host-callable contiguous pointer for `v`, or null.
 template <class View>
 auto contiguous_data(const View& v) -> decltype(v.data()) {
@@ -170,74 +229,74 @@ class bitmask_index {
 
   /// packed_out[k] = expanded_in[select(k)] for k in [0, count()).
   template <class ExecSpace, class InView, class OutView>
-  void pack(const ExecSpace& space, const InView& expanded_in, const OutView& packed_out) const {
+  void pack(const ExecSpace& space, const InView& expanded_in, const OutView& packed_out,
+            const bitmask_options& opt = {}) const {
     const std::string where = "sweep::bitmask_index<" + traits::name() + ">::pack";
+    detail::require(opt.work_item >= 0, where.c_str(), "work_item is negative (", opt.work_item, ")");
     check_arrays<ExecSpace, InView, OutView>(where, expanded_in, packed_out, size(), count());
     detail::scoped_region region(where);
     if (count() == 0) return;
     const device_view_type v = m_view;
     using T = typename OutView::value_type;
     if constexpr (traits::streaming) {
+      if (v.sparse) return detail::gather_by_select(space, where, v, expanded_in, packed_out, opt);
       if constexpr (detail::is_host_space_v<ExecSpace>) {
         const T* in = detail::contiguous_data(expanded_in);
         T* out = detail::contiguous_data(packed_out);
         if (in != nullptr && out != nullptr) {
           const detail::host_mask m{v.mask.words.data(), v.mask.n};
           const index_t n64 = v.mask.n64, ones = v.ones;
-          for_chunks(space, where, n64, [=](index_t w0, index_t w1) {
+          for_chunks(space, where, n64, opt, [=](index_t w0, index_t w1) {
             const index_t k1 = w1 < n64 ? v.rank(64 * w1) : ones;
             detail::host_pack_words(m, w0, w1, in, out + v.rank(64 * w0), out + k1);
           });
           return;
         }
       }
-      Kokkos::parallel_for(
-          where, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(space, 0, v.mask.n64),
-          KOKKOS_LAMBDA(const index_t j) {
+      detail::bitmask_for(
+          space, where, v.mask.n64, 0, KOKKOS_LAMBDA(const index_t j) {
             index_t k = v.rank(64 * j);
             for (std::uint64_t w = v.mask.word(j); w != 0; w &= w - 1)
               packed_out(k++) = expanded_in(64 * j + detail::ctz64(w));
           });
     } else {
-      Kokkos::parallel_for(
-          where, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(space, 0, v.ones),
-          KOKKOS_LAMBDA(const index_t k) { packed_out(k) = expanded_in(v.select(k)); });
+      detail::gather_by_select(space, where, v, expanded_in, packed_out, opt);
     }
   }
 
   /// expanded_out[select(k)] = packed_in[k]; unset positions are untouched.
   template <class ExecSpace, class InView, class OutView>
-  void unpack(const ExecSpace& space, const InView& packed_in, const OutView& expanded_out) const {
+  void unpack(const ExecSpace& space, const InView& packed_in, const OutView& expanded_out,
+              const bitmask_options& opt = {}) const {
     const std::string where = "sweep::bitmask_index<" + traits::name() + ">::unpack";
+    detail::require(opt.work_item >= 0, where.c_str(), "work_item is negative (", opt.work_item, ")");
     check_arrays<ExecSpace, InView, OutView>(where, expanded_out, packed_in, size(), count());
     detail::scoped_region region(where);
     if (count() == 0) return;
     const device_view_type v = m_view;
     using T = typename OutView::value_type;
     if constexpr (traits::streaming) {
+      if (v.sparse) return detail::scatter_by_select(space, where, v, packed_in, expanded_out, opt);
       if constexpr (detail::is_host_space_v<ExecSpace>) {
         const T* in = detail::contiguous_data(packed_in);
         T* out = detail::contiguous_data(expanded_out);
         if (in != nullptr && out != nullptr) {
           const detail::host_mask m{v.mask.words.data(), v.mask.n};
           const T* in_end = in + v.ones;
-          for_chunks(space, where, v.mask.n64, [=](index_t w0, index_t w1) {
+          for_chunks(space, where, v.mask.n64, opt, [=](index_t w0, index_t w1) {
             detail::host_unpack_words(m, w0, w1, in + v.rank(64 * w0), in_end, out);
           });
           return;
         }
       }
-      Kokkos::parallel_for(
-          where, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(space, 0, v.mask.n64),
-          KOKKOS_LAMBDA(const index_t j) {
+      detail::bitmask_for(
+          space, where, v.mask.n64, 0, KOKKOS_LAMBDA(const index_t j) {
             index_t k = v.rank(64 * j);
             for (std::uint64_t w = v.mask.word(j); w != 0; w &= w - 1)
               expanded_out(64 * j + detail::ctz64(w)) = packed_in(k++);
           });
     } else {
-      Kokkos::parallel_for(
-          where, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(space, 0, v.ones),
-          KOKKOS_LAMBDA(const index_t k) { expanded_out(v.select(k)) = packed_in(k); });
+      detail::scatter_by_select(space, where, v, packed_in, expanded_out, opt);
     }
   }
 
@@ -245,13 +304,12 @@ class bitmask_index {
   template <class ExecSpace, class InView, class OutView>
   void select(const ExecSpace& space, const InView& packed_indices, const OutView& expanded_out) const {
     const std::string where = "sweep::bitmask_index<" + traits::name() + ">::select";
-    check_queries<ExecSpace, InView, OutView>(where, space, packed_indices, expanded_out, count() - 1, size());
+    detail::check_queries<MemorySpace>(where, space, packed_indices, expanded_out, count() - 1, size());
     detail::scoped_region region(where);
     const device_view_type v = m_view;
     using R = typename OutView::value_type;
-    Kokkos::parallel_for(
-        where, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(space, 0, packed_indices.extent(0)),
-        KOKKOS_LAMBDA(const index_t t) {
+    detail::bitmask_for(
+        space, where, static_cast<index_t>(packed_indices.extent(0)), 0, KOKKOS_LAMBDA(const index_t t) {
           expanded_out(t) = static_cast<R>(v.select(static_cast<index_t>(packed_indices(t))));
         });
   }
@@ -260,13 +318,12 @@ class bitmask_index {
   template <class ExecSpace, class InView, class OutView>
   void rank(const ExecSpace& space, const InView& expanded_indices, const OutView& packed_out) const {
     const std::string where = "sweep::bitmask_index<" + traits::name() + ">::rank";
-    check_queries<ExecSpace, InView, OutView>(where, space, expanded_indices, packed_out, size(), count());
+    detail::check_queries<MemorySpace>(where, space, expanded_indices, packed_out, size(), count());
     detail::scoped_region region(where);
     const device_view_type v = m_view;
     using R = typename OutView::value_type;
-    Kokkos::parallel_for(
-        where, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(space, 0, expanded_indices.extent(0)),
-        KOKKOS_LAMBDA(const index_t t) {
+    detail::bitmask_for(
+        space, where, static_cast<index_t>(expanded_indices.extent(0)), 0, KOKKOS_LAMBDA(const index_t t) {
           packed_out(t) = static_cast<R>(v.rank(static_cast<index_t>(expanded_indices(t))));
         });
   }
@@ -276,8 +333,9 @@ class bitmask_index {
 
   /// Runs f(w0, w1) over ranges of 64-bit words, a few per thread.
   template <class ExecSpace, class F>
-  static void for_chunks(const ExecSpace& space, const std::string& label, index_t n64, const F& f) {
-    constexpr index_t chunk = 2048;  // words: 128 Kibit of mask
+  static void for_chunks(const ExecSpace& space, const std::string& label, index_t n64, const bitmask_options& opt,
+                         const F& f) {
+    const index_t chunk = opt.work_item > 0 ? (opt.work_item + 63) / 64 : 2048;  // words
     const index_t chunks = (n64 + chunk - 1) / chunk;
     Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(space, 0, chunks),
                          [=](const index_t c) {
@@ -304,43 +362,6 @@ class bitmask_index {
     detail::require(!detail::overlap(expanded, packed), where.c_str(), "the packed and expanded arrays overlap");
   }
 
-  /// Door of select/rank: shapes, output range, then every query in
-  /// [0, max_query] (one reduction), before anything is written.
-  template <class ExecSpace, class InView, class OutView>
-  static void check_queries(const std::string& where, const ExecSpace& space, const InView& queries,
-                            const OutView& out, index_t max_query, index_t max_value) {
-    static_assert(detail::is_rank1_view_v<InView> && detail::is_rank1_view_v<OutView>,
-                  "sweep::bitmask_index: queries and results must be rank-1 Views");
-    static_assert(detail::accessible_from_v<ExecSpace, InView> && detail::accessible_from_v<ExecSpace, OutView>,
-                  "sweep::bitmask_index: queries and results must be accessible from the execution space");
-    static_assert(Kokkos::SpaceAccessibility<ExecSpace, MemorySpace>::accessible,
-                  "sweep::bitmask_index: the execution space must access the index's memory space");
-    using Q = typename InView::non_const_value_type;
-    using R = typename OutView::value_type;
-    static_assert(std::is_integral_v<Q> && std::is_integral_v<R> && !std::is_const_v<R>,
-                  "sweep::bitmask_index: queries and results must be Views of integers (results non-const)");
-    const index_t n = static_cast<index_t>(queries.extent(0));
-    detail::require(static_cast<index_t>(out.extent(0)) >= n, where.c_str(), "the results View has ", out.extent(0),
-            " elements for ", n, " queries");
-    detail::require(static_cast<std::uint64_t>(std::numeric_limits<R>::max()) >= static_cast<std::uint64_t>(max_value),
-            where.c_str(), "results of up to ", max_value, " do not fit the results' type");
-    detail::require(!detail::overlap(queries, out) || detail::same_elements(queries, out), where.c_str(),
-            "queries and results overlap");
-    if (n == 0) return;
-    index_t first_bad = n;
-    Kokkos::parallel_reduce(
-        where + "::check", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(space, 0, n),
-        KOKKOS_LAMBDA(const index_t t, index_t& bad) {
-          if (!detail::query_in_range(queries(t), max_query) && t < bad) bad = t;
-        },
-        Kokkos::Min<index_t>(first_bad));
-    if (first_bad < n) {
-      auto one = Kokkos::subview(queries, std::make_pair(first_bad, first_bad + 1));
-      auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), one);
-      detail::require(false, where.c_str(), "query ", first_bad, " is ", static_cast<index_t>(host(0)),
-              ", outside [0, ", max_query, "]");
-    }
-  }
 };
 
 }  // namespace sweep

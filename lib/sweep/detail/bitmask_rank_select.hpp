@@ -14,6 +14,11 @@
 //           (0.4% of the mask): a select starts between two samples that
 //           are a few superblocks apart on average and binary-searches
 //           there, then picks the basic block and the word.
+// Sparse masks: when the positions of the set bits (32 bits each) plus a
+// 32-bit count per 2^14 bits take less room than the layout above
+// (density below about 0.1%), those are stored instead: select is one
+// load, rank a binary search among the few positions of one 2^14-bit
+// block, and pack and unpack gather and scatter through the positions.
 #pragma once
 
 #include <sweep/detail/bitmask_trees.hpp>
@@ -34,28 +39,50 @@ struct rank_select_view {
   Kokkos::View<const std::uint64_t*, Mem> l0;
   Kokkos::View<const std::uint64_t*, Mem> l12;
   Kokkos::View<const std::uint32_t*, Mem> samples;
+  // the sparse layout
+  static constexpr int coarse_shift = 14;
+  bool sparse = false;
+  Kokkos::View<const std::uint32_t*, Mem> coarse;  // set bits before bit b * 2^14
+  Kokkos::View<const std::uint32_t*, Mem> positions;
 
-  KOKKOS_INLINE_FUNCTION bool test(index_t i) const { return mask.test(i); }
-  std::size_t bytes() const { return view_bytes(l0) + view_bytes(l12) + view_bytes(samples); }
+  KOKKOS_FORCEINLINE_FUNCTION bool test(index_t i) const { return mask.test(i); }
+  std::size_t bytes() const {
+    return view_bytes(l0) + view_bytes(l12) + view_bytes(samples) + view_bytes(coarse) + view_bytes(positions);
+  }
 
   /// Set bits before superblock s.
-  KOKKOS_INLINE_FUNCTION index_t super_before(index_t s) const {
+  KOKKOS_FORCEINLINE_FUNCTION index_t super_before(index_t s) const {
     return index_t(l0(s >> (l0_shift - super_shift))) + index_t(l12(s) & 0xffffffffu);
   }
 
-  KOKKOS_INLINE_FUNCTION index_t rank(index_t i) const {
+  KOKKOS_FORCEINLINE_FUNCTION index_t rank(index_t i) const {
     if (i < 0 || i > mask.n) return -1;
     if (i == mask.n) return ones;
+    if (sparse) {
+      const index_t b = i >> coarse_shift;
+      return first_above(positions, index_t(coarse(b)), index_t(coarse(b + 1)), i - 1);
+    }
+    // Branch-free, so a batch keeps many queries' loads in flight.
     const index_t s = i >> super_shift;
     const std::uint64_t e = l12(s);
     const int basic = static_cast<int>((i >> 9) & 3);
     index_t r = index_t(l0(i >> l0_shift)) + index_t(e & 0xffffffffu);
-    for (int b = 0; b < basic; ++b) r += index_t((e >> (32 + 10 * b)) & 0x3ff);
-    return r + mask.count_from(s * super_words + 8 * basic, i);
+    r += index_t((e >> 32) & 0x3ff) * (basic > 0) + index_t((e >> 42) & 0x3ff) * (basic > 1) +
+         index_t((e >> 52) & 0x3ff) * (basic > 2);
+    const index_t first = s * super_words + 8 * basic;
+    if (64 * (first + 8) > mask.n) return r + mask.count_from(first, i);
+    const int k = static_cast<int>((i >> 6) & 7);
+    const std::uint64_t partial = (std::uint64_t(1) << (i & 63)) - 1;
+    for (int t = 0; t < 8; ++t) {
+      const std::uint64_t keep = (std::uint64_t(0) - std::uint64_t(t < k)) | ((std::uint64_t(0) - std::uint64_t(t == k)) & partial);
+      r += popcount64(mask.raw_word(first + t) & keep);
+    }
+    return r;
   }
 
-  KOKKOS_INLINE_FUNCTION index_t select(index_t k) const {
+  KOKKOS_FORCEINLINE_FUNCTION index_t select(index_t k) const {
     if (k < 0 || k >= ones) return -1;
+    if (sparse) return index_t(positions(k));
     const index_t j = k >> sample_shift;
     index_t lo = samples(j);
     index_t hi = j + 1 < n_samples ? index_t(samples(j + 1)) + 1 : n_super;
@@ -64,16 +91,54 @@ struct rank_select_view {
       if (super_before(mid) <= k) lo = mid;
       else hi = mid;
     }
+    // Basic block and word chosen by comparisons summed, not branches.
     const std::uint64_t e = l12(lo);
     index_t rem = k - super_before(lo);
-    int basic = 0;
-    for (; basic < 3; ++basic) {
-      const index_t c = index_t((e >> (32 + 10 * basic)) & 0x3ff);
-      if (rem < c) break;
-      rem -= c;
-    }
+    const index_t c1 = index_t((e >> 32) & 0x3ff), c2 = c1 + index_t((e >> 42) & 0x3ff),
+                  c3 = c2 + index_t((e >> 52) & 0x3ff);
+    const int basic = (rem >= c1) + (rem >= c2) + (rem >= c3);
+    rem -= c1 * (basic == 1) + c2 * (basic == 2) + c3 * (basic == 3);
     const index_t first = lo * super_words + 8 * basic;
-    return mask.select_from(first, first + 8, rem);
+    if (64 * (first + 8) > mask.n) return mask.select_from(first, first + 8, rem);
+    index_t before = 0, word = 0, word_before = 0;
+    std::uint64_t w = 0;
+    for (int t = 0; t < 8; ++t) {
+      const std::uint64_t x = mask.raw_word(first + t);
+      const bool here = before <= rem;  // the answer is in word t or later
+      word = here ? t : word;
+      word_before = here ? before : word_before;
+      w = here ? x : w;
+      before += popcount64(x);
+    }
+    return 64 * (first + word) + select64(w, static_cast<int>(rem - word_before));
+  }
+
+  /// Bytes of the dense layout for n bits (at most).
+  static index_t dense_bytes(index_t n) {
+    const index_t supers = (n + 2047) / 2048;
+    return 8 * supers + 4 * (supers / 4 + 1) + 8 * ((n >> l0_shift) + 1);
+  }
+
+  /// Builds the sparse layout when it is the smaller one; false otherwise.
+  template <class ExecSpace>
+  static bool build_sparse(const ExecSpace& space, rank_select_view& v, const std::string& label) {
+    const auto& mask = v.mask;
+    constexpr index_t words = index_t(1) << (coarse_shift - 6);
+    const index_t blocks = (mask.n64 + words - 1) / words;
+    Kokkos::View<std::uint64_t*, Mem> before(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::before"),
+                                             blocks + 1);
+    const index_t ones = block_prefix_counts(space, mask, words, before, label);
+    if (4 * ones + 4 * (blocks + 1) >= dense_bytes(mask.n) || mask.n >= (index_t(1) << 32)) return false;
+    Kokkos::View<std::uint32_t*, Mem> coarse(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::coarse"),
+                                             blocks + 1);
+    Kokkos::parallel_for(
+        label + "::coarse", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(space, 0, blocks + 1),
+        KOKKOS_LAMBDA(const index_t b) { coarse(b) = static_cast<std::uint32_t>(before(b)); });
+    v.ones = ones;
+    v.sparse = true;
+    v.coarse = coarse;
+    v.positions = fill_positions(space, mask, before, words, ones, label);
+    return true;
   }
 
   /// Samples kept at most one per four superblocks: the smallest power of
@@ -91,6 +156,7 @@ struct rank_select_view {
             "samples name superblocks in 32 bits, so n_bits must be below 2^43, not ", mask.n);
     rank_select_view v;
     v.mask = mask;
+    if (build_sparse(space, v, label)) return v;
     v.n_super = (mask.n64 + super_words - 1) / super_words;
     const index_t ns = v.n_super;
     Kokkos::View<std::uint64_t*, Mem> before(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::before"),
@@ -105,9 +171,8 @@ struct rank_select_view {
                                               v.n_samples);
     const int sshift = v.sample_shift;
     constexpr index_t per_l0 = index_t(1) << (l0_shift - super_shift);
-    Kokkos::parallel_for(
-        label + "::entries", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(space, 0, ns),
-        KOKKOS_LAMBDA(const index_t s) {
+    bitmask_for(
+        space, label + "::entries", ns, 0, KOKKOS_LAMBDA(const index_t s) {
           const std::uint64_t base = before((s / per_l0) * per_l0);
           if (s % per_l0 == 0) l0(s / per_l0) = base;
           std::uint64_t e = before(s) - base;

@@ -31,18 +31,38 @@ std::size_t view_bytes(const V& v) {
 
 // ---------------------------------------------------------------- full permutation
 
+/// The positions of all `ones` set bits (n <= 2^32), given the exclusive
+/// counts `before` per block of `block` 64-bit words.
+template <class ExecSpace, class Mem>
+Kokkos::View<const std::uint32_t*, Mem> fill_positions(const ExecSpace& space, const mask_ref<Mem>& mask,
+                                                       const Kokkos::View<std::uint64_t*, Mem>& before, index_t block,
+                                                       index_t ones, const std::string& label) {
+  Kokkos::View<std::uint32_t*, Mem> pos(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::positions"), ones);
+  const index_t blocks = static_cast<index_t>(before.extent(0)) - 1;
+  bitmask_for(
+      space, label + "::positions", blocks, 0, KOKKOS_LAMBDA(const index_t b) {
+        index_t o = static_cast<index_t>(before(b));
+        const index_t end = b * block + block < mask.n64 ? b * block + block : mask.n64;
+        for (index_t j = b * block; j < end; ++j) {
+          for (std::uint64_t w = mask.word(j); w != 0; w &= w - 1)
+            pos(o++) = static_cast<std::uint32_t>(64 * j + ctz64(w));
+        }
+      });
+  return pos;
+}
+
 template <class Mem>
 struct permutation_view {
   mask_ref<Mem> mask;
   index_t ones = 0;
   Kokkos::View<const std::uint32_t*, Mem> pos;
 
-  KOKKOS_INLINE_FUNCTION index_t select(index_t k) const { return k >= 0 && k < ones ? index_t(pos(k)) : -1; }
-  KOKKOS_INLINE_FUNCTION index_t rank(index_t i) const {
+  KOKKOS_FORCEINLINE_FUNCTION index_t select(index_t k) const { return k >= 0 && k < ones ? index_t(pos(k)) : -1; }
+  KOKKOS_FORCEINLINE_FUNCTION index_t rank(index_t i) const {
     if (i < 0 || i > mask.n) return -1;
     return first_above(pos, 0, ones, i - 1);
   }
-  KOKKOS_INLINE_FUNCTION bool test(index_t i) const { return mask.test(i); }
+  KOKKOS_FORCEINLINE_FUNCTION bool test(index_t i) const { return mask.test(i); }
   std::size_t bytes() const { return view_bytes(pos); }
 
   template <class ExecSpace>
@@ -56,19 +76,7 @@ struct permutation_view {
     permutation_view v;
     v.mask = mask;
     v.ones = block_prefix_counts(space, mask, block, before, label);
-    Kokkos::View<std::uint32_t*, Mem> pos(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::positions"),
-                                          v.ones);
-    Kokkos::parallel_for(
-        label + "::positions", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(space, 0, blocks),
-        KOKKOS_LAMBDA(const index_t b) {
-          index_t o = static_cast<index_t>(before(b));
-          const index_t end = b * block + block < mask.n64 ? b * block + block : mask.n64;
-          for (index_t j = b * block; j < end; ++j) {
-            for (std::uint64_t w = mask.word(j); w != 0; w &= w - 1)
-              pos(o++) = static_cast<std::uint32_t>(64 * j + ctz64(w));
-          }
-        });
-    v.pos = pos;
+    v.pos = fill_positions(space, mask, before, block, v.ones, label);
     return v;
   }
 };
@@ -89,10 +97,10 @@ struct fixed_tree_view {
   Kokkos::View<const layer1_type*, Mem> l1;
   Kokkos::View<const std::uint64_t*, Mem> l2;
 
-  KOKKOS_INLINE_FUNCTION bool test(index_t i) const { return mask.test(i); }
+  KOKKOS_FORCEINLINE_FUNCTION bool test(index_t i) const { return mask.test(i); }
   std::size_t bytes() const { return view_bytes(l1) + view_bytes(l2); }
 
-  KOKKOS_INLINE_FUNCTION index_t rank(index_t i) const {
+  KOKKOS_FORCEINLINE_FUNCTION index_t rank(index_t i) const {
     if (i < 0 || i > mask.n) return -1;
     if (i == mask.n) return ones;
     const index_t j = i / S1, m = j / S2;
@@ -104,7 +112,7 @@ struct fixed_tree_view {
     }
   }
 
-  KOKKOS_INLINE_FUNCTION index_t select(index_t k) const {
+  KOKKOS_FORCEINLINE_FUNCTION index_t select(index_t k) const {
     if (k < 0 || k >= ones) return -1;
     index_t j;
     index_t rem;
@@ -136,9 +144,8 @@ struct fixed_tree_view {
     v.ones = block_prefix_counts(space, mask, words1, before, label);
     Kokkos::View<layer1_type*, Mem> l1(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::layer1"), n1);
     Kokkos::View<std::uint64_t*, Mem> l2(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::layer2"), n2);
-    Kokkos::parallel_for(
-        label + "::layers", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(space, 0, n1),
-        KOKKOS_LAMBDA(const index_t j) {
+    bitmask_for(
+        space, label + "::layers", n1, 0, KOKKOS_LAMBDA(const index_t j) {
           const index_t m = j / S2;
           const std::uint64_t block_start = before(m * S2);
           if constexpr (Inclusive) {
@@ -173,14 +180,14 @@ struct dynamic_tree_view {
   Kokkos::View<const std::uint16_t*, Mem> l1;
   Kokkos::View<const std::uint64_t*, Mem> upper;
 
-  KOKKOS_INLINE_FUNCTION static int shift(int layer) { return bits1 + fan_bits * (layer - 1); }
-  KOKKOS_INLINE_FUNCTION index_t value(int layer, index_t e) const {
+  KOKKOS_FORCEINLINE_FUNCTION static int shift(int layer) { return bits1 + fan_bits * (layer - 1); }
+  KOKKOS_FORCEINLINE_FUNCTION index_t value(int layer, index_t e) const {
     return layer == 1 ? index_t(l1(e)) : index_t(upper(offset[layer] + e));
   }
-  KOKKOS_INLINE_FUNCTION bool test(index_t i) const { return mask.test(i); }
+  KOKKOS_FORCEINLINE_FUNCTION bool test(index_t i) const { return mask.test(i); }
   std::size_t bytes() const { return view_bytes(l1) + view_bytes(upper); }
 
-  KOKKOS_INLINE_FUNCTION index_t rank(index_t i) const {
+  KOKKOS_FORCEINLINE_FUNCTION index_t rank(index_t i) const {
     if (i < 0 || i > mask.n) return -1;
     if (i == mask.n) return ones;
     index_t r = 0;
@@ -188,7 +195,7 @@ struct dynamic_tree_view {
     return r + mask.count_from((i >> bits1) * (index_t(1) << (bits1 - 6)), i);
   }
 
-  KOKKOS_INLINE_FUNCTION index_t select(index_t k) const {
+  KOKKOS_FORCEINLINE_FUNCTION index_t select(index_t k) const {
     if (k < 0 || k >= ones) return -1;
     index_t rem = k, p = 0;
     for (int l = layers; l >= 2; --l) {
@@ -228,9 +235,8 @@ struct dynamic_tree_view {
     // Entry e of layer l covers layer-1 blocks [e * 32^(l-1), ...); its value is
     // the count from its parent's first block to its own first block.
     const dynamic_tree_view shape = v;
-    Kokkos::parallel_for(
-        label + "::layers", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(space, 0, n1),
-        KOKKOS_LAMBDA(const index_t j) {
+    bitmask_for(
+        space, label + "::layers", n1, 0, KOKKOS_LAMBDA(const index_t j) {
           index_t span = 1;  // layer-1 blocks per entry of layer l
           for (int l = 1; l <= shape.layers; ++l, span *= fan) {
             if (j % span != 0) break;

@@ -8,6 +8,8 @@
 
 #include <sweep/core.hpp>
 #include <sweep/scan.hpp>
+#include <sweep/detail/host_simd_scan.hpp>
+#include <sweep/detail/scan_io.hpp>
 
 #include <cstdint>
 
@@ -16,7 +18,7 @@ namespace sweep::detail {
 /// Last index c in [lo, hi) with v(offset + c) <= value, given v(offset + lo)
 /// <= value and v non-decreasing: binary search.
 template <class View>
-KOKKOS_INLINE_FUNCTION index_t last_not_above(const View& v, index_t offset, index_t lo, index_t hi, index_t value) {
+KOKKOS_FORCEINLINE_FUNCTION index_t last_not_above(const View& v, index_t offset, index_t lo, index_t hi, index_t value) {
   while (hi - lo > 1) {
     const index_t mid = lo + (hi - lo) / 2;
     if (static_cast<index_t>(v(offset + mid)) <= value) lo = mid;
@@ -27,7 +29,7 @@ KOKKOS_INLINE_FUNCTION index_t last_not_above(const View& v, index_t offset, ind
 
 /// First index c in [lo, hi) with v(c) > value (hi when none).
 template <class View>
-KOKKOS_INLINE_FUNCTION index_t first_above(const View& v, index_t lo, index_t hi, index_t value) {
+KOKKOS_FORCEINLINE_FUNCTION index_t first_above(const View& v, index_t lo, index_t hi, index_t value) {
   while (lo < hi) {
     const index_t mid = lo + (hi - lo) / 2;
     if (static_cast<index_t>(v(mid)) <= value) lo = mid + 1;
@@ -36,7 +38,7 @@ KOKKOS_INLINE_FUNCTION index_t first_above(const View& v, index_t lo, index_t hi
   return lo;
 }
 
-KOKKOS_INLINE_FUNCTION int popcount64(std::uint64_t x) {
+KOKKOS_FORCEINLINE_FUNCTION int popcount64(std::uint64_t x) {
 #if defined(__CUDA_ARCH__)
   return __popcll(x);
 #else
@@ -44,7 +46,7 @@ KOKKOS_INLINE_FUNCTION int popcount64(std::uint64_t x) {
 #endif
 }
 
-KOKKOS_INLINE_FUNCTION int ctz64(std::uint64_t x) {
+KOKKOS_FORCEINLINE_FUNCTION int ctz64(std::uint64_t x) {
 #if defined(__CUDA_ARCH__)
   return __ffsll(static_cast<long long>(x)) - 1;
 #else
@@ -53,7 +55,7 @@ KOKKOS_INLINE_FUNCTION int ctz64(std::uint64_t x) {
 }
 
 /// Position of the r-th set bit of w (r < popcount(w)): six halving steps.
-KOKKOS_INLINE_FUNCTION int select64(std::uint64_t w, int r) {
+KOKKOS_FORCEINLINE_FUNCTION int select64(std::uint64_t w, int r) {
   int pos = 0;
   for (int width = 32; width >= 1; width /= 2) {
     const int c = popcount64(w & ((std::uint64_t(1) << width) - 1));
@@ -79,7 +81,7 @@ struct mask_ref {
       : words(w), n(bits), n32((bits + 31) / 32), n64((bits + 63) / 64) {}
 
   /// Bits [64j, 64j + 64), those at or past n cleared; j < n64.
-  KOKKOS_INLINE_FUNCTION std::uint64_t word(index_t j) const {
+  KOKKOS_FORCEINLINE_FUNCTION std::uint64_t word(index_t j) const {
     const index_t lo = 2 * j;
     std::uint64_t w = words(lo);
     if (lo + 1 < n32) w |= std::uint64_t(words(lo + 1)) << 32;
@@ -88,12 +90,17 @@ struct mask_ref {
     return w;
   }
 
-  KOKKOS_INLINE_FUNCTION bool test(index_t i) const {
+  /// Bits [64j, 64j + 64) as stored; only for 64j + 64 <= n.
+  KOKKOS_FORCEINLINE_FUNCTION std::uint64_t raw_word(index_t j) const {
+    return std::uint64_t(words(2 * j)) | (std::uint64_t(words(2 * j + 1)) << 32);
+  }
+
+  KOKKOS_FORCEINLINE_FUNCTION bool test(index_t i) const {
     return i >= 0 && i < n && ((words(i >> 5) >> (i & 31)) & 1u) != 0;
   }
 
   /// Set bits in [64 * first_word, i), i <= n.
-  KOKKOS_INLINE_FUNCTION index_t count_from(index_t first_word, index_t i) const {
+  KOKKOS_FORCEINLINE_FUNCTION index_t count_from(index_t first_word, index_t i) const {
     index_t c = 0;
     const index_t last = i >> 6;
     for (index_t j = first_word; j < last; ++j) c += popcount64(word(j));
@@ -103,7 +110,7 @@ struct mask_ref {
 
   /// Position of the r-th set bit at or after 64 * first_word, searching
   /// words [first_word, end_word); -1 when they hold r or fewer.
-  KOKKOS_INLINE_FUNCTION index_t select_from(index_t first_word, index_t end_word, index_t r) const {
+  KOKKOS_FORCEINLINE_FUNCTION index_t select_from(index_t first_word, index_t end_word, index_t r) const {
     if (end_word > n64) end_word = n64;
     for (index_t j = first_word; j < end_word; ++j) {
       const std::uint64_t w = word(j);
@@ -115,13 +122,71 @@ struct mask_ref {
   }
 
   /// Set bits in 64-bit words [first_word, end_word).
-  KOKKOS_INLINE_FUNCTION index_t count_words(index_t first_word, index_t end_word) const {
+  KOKKOS_FORCEINLINE_FUNCTION index_t count_words(index_t first_word, index_t end_word) const {
     if (end_word > n64) end_word = n64;
     index_t c = 0;
     for (index_t j = first_word; j < end_word; ++j) c += popcount64(word(j));
     return c;
   }
 };
+
+/// f(i) for i in [begin, end), compiled for the POPCNT instruction when the
+/// CPU has it (f's body is inlined into the loop and takes its target), so
+/// the popcounts of select and rank are one instruction, not a library call.
+template <class F>
+void host_popcount_loop_plain(index_t begin, index_t end, const F& f) {
+  for (index_t i = begin; i < end; ++i) f(i);
+}
+#if SWEEP_HAVE_HOST_AVX2
+#pragma GCC push_options
+#pragma GCC target("popcnt")
+template <class F>
+void host_popcount_loop_fast(index_t begin, index_t end, const F& f) {
+  for (index_t i = begin; i < end; ++i) f(i);
+}
+#pragma GCC pop_options
+inline bool host_has_popcnt() {
+  static const bool has = __builtin_cpu_supports("popcnt");
+  return has;
+}
+#endif
+template <class F>
+void host_popcount_loop(index_t begin, index_t end, const F& f) {
+#if SWEEP_HAVE_HOST_AVX2
+  if (host_has_popcnt()) return host_popcount_loop_fast(begin, end, f);
+#endif
+  host_popcount_loop_plain(begin, end, f);
+}
+
+/// Runs f(i) for i in [0, n) on a host space: ranges of `grain` indices per
+/// task, each through host_popcount_loop.
+template <class ExecSpace, class F>
+void host_parallel_popcount(const ExecSpace& space, const std::string& label, index_t n, index_t grain, const F& f) {
+  const index_t ranges = (n + grain - 1) / grain;
+  Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(space, 0, ranges),
+                       [=](const index_t r) {
+                         const index_t b = r * grain;
+                         host_popcount_loop(b, b + grain < n ? b + grain : n, f);
+                       });
+}
+
+/// f(i) for i in [0, n) on `space`: on a host space ranges of `grain`
+/// indices (0: about eight tasks per thread, at most 4096) per task through host_popcount_loop; elsewhere one
+/// index per work item. f must be a KOKKOS_LAMBDA.
+template <class ExecSpace, class F>
+void bitmask_for(const ExecSpace& space, const std::string& label, index_t n, index_t grain, const F& f) {
+  if constexpr (is_host_space_v<ExecSpace>) {
+    if (grain <= 0) {  // about eight tasks per thread, at most 4096 indices each
+      const index_t per = n / (8 * index_t(space.concurrency()));
+      grain = per < 1 ? 1 : (per > 4096 ? 4096 : per);
+    }
+    host_parallel_popcount(space, label, n, grain, f);
+  } else {
+    Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>> policy(space, 0, n);
+    if (grain > 0) policy.set_chunk_size(static_cast<int>(grain));
+    Kokkos::parallel_for(label, policy, f);
+  }
+}
 
 /// Exclusive counts of set bits per block of `words_per_block` 64-bit
 /// words: counts(b) = set bits before block b, with counts(n_blocks) = all
@@ -131,9 +196,8 @@ template <class ExecSpace, class Mem>
 index_t block_prefix_counts(const ExecSpace& space, const mask_ref<Mem>& mask, index_t words_per_block,
                             const Kokkos::View<std::uint64_t*, Mem>& counts, const std::string& label) {
   const index_t blocks = static_cast<index_t>(counts.extent(0)) - 1;
-  Kokkos::parallel_for(
-      label + "::count", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(space, 0, blocks + 1),
-      KOKKOS_LAMBDA(const index_t b) {
+  bitmask_for(
+      space, label + "::count", blocks + 1, 0, KOKKOS_LAMBDA(const index_t b) {
         counts(b) = b < blocks ? mask.count_words(b * words_per_block, (b + 1) * words_per_block) : 0;
       });
   return static_cast<index_t>(exclusive_scan(label + "::scan", space, counts, counts, std::uint64_t(0)));

@@ -97,42 +97,113 @@ struct lane_tables {
 
 #pragma GCC push_options
 #pragma GCC target("avx2,popcnt,bmi")
+/// Words with at most this many set bits are moved through the queue.
+inline constexpr int sparse_bits = 8;
+
+/// Positions of set bits from sparse words, moved in one branch-free loop
+/// (many independent loads in flight, where a loop per word would stall
+/// on its mispredicted exit with the loads behind it).
+template <class T, bool Write>
+struct sparse_queue {
+  static constexpr int capacity = 512;
+  const T* target;  // the expanded array, prefetched as positions queue up
+  index_t pos[capacity];
+  int size = 0;
+
+  explicit sparse_queue(const T* expanded) : target(expanded) {}
+
+  void push(index_t p) {
+    __builtin_prefetch(target + p, Write ? 1 : 0);
+    pos[size++] = p;
+  }
+  /// Appends the set bits of w (at most sparse_bits) at base + bit: the
+  /// first unconditionally (counted only when w != 0), the rest in a loop
+  /// that rarely runs on sparse masks.
+  void append(index_t base, std::uint64_t w) {
+    pos[size] = base + static_cast<index_t>(_tzcnt_u64(w));
+    __builtin_prefetch(target + pos[size], Write ? 1 : 0);
+    size += w != 0;
+    for (w = _blsr_u64(w); w != 0; w = _blsr_u64(w)) push(base + static_cast<index_t>(_tzcnt_u64(w)));
+  }
+  T* gather(const T* in, T* out) {
+    for (int t = 0; t < size; ++t) out[t] = in[pos[t]];
+    out += size;
+    size = 0;
+    return out;
+  }
+  const T* scatter(const T* in, T* out) {
+    for (int t = 0; t < size; ++t) out[pos[t]] = in[t];
+    in += size;
+    size = 0;
+    return in;
+  }
+};
+
+/// Walks words [w0, w1): runs of clear 256-bit groups are skipped with one
+/// test each, sparse words go to the queue (`flush()` empties it, and is
+/// called before any dense word so the order holds), dense words go to
+/// `dense(j, w)`.
+template <class Queue, class Flush, class Dense>
+void walk_words(const host_mask& m, index_t w0, index_t w1, Queue& queue, Flush&& flush, Dense&& dense) {
+  const index_t full = m.n / 64;  // words entirely below n
+  const auto step = [&](index_t j, std::uint64_t w) {
+    if (_mm_popcnt_u64(w) <= sparse_bits) {
+      queue.append(64 * j, w);
+      if (queue.size > Queue::capacity - 64) flush();
+    } else {
+      flush();
+      dense(j, w);
+    }
+  };
+  index_t j = w0;
+  while (j < w1) {
+    if (j + 4 <= w1 && j + 4 <= full) {
+      const __m256i g = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(m.words + 2 * j));
+      if (!_mm256_testz_si256(g, g)) {
+        alignas(32) std::uint64_t w[4];
+        _mm256_store_si256(reinterpret_cast<__m256i*>(w), g);
+        for (int e = 0; e < 4; ++e) step(j + e, w[e]);
+      }
+      j += 4;
+    } else {
+      step(j, m.word(j));
+      ++j;
+    }
+  }
+  flush();
+}
+
 template <class T>
 void avx2_pack_words(const host_mask& m, index_t w0, index_t w1, const T* in, T* out, T* out_limit) {
   constexpr int lanes = 32 / sizeof(T);
   const auto& tab = lane_tables<lanes>::get();
-  for (index_t j = w0; j < w1; ++j) {
-    const std::uint64_t w = m.word(j);
-    if (w == 0) continue;
-    const T* src = in + 64 * j;
-    if (w == ~std::uint64_t(0)) {
-      for (int b = 0; b < 64; b += lanes)
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + b),
-                            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + b)));
-      out += 64;
-      continue;
-    }
-    if (64 * j + 64 > m.n) {  // the last, partial word: no reads past n
-      scalar_pack_words(m, j, j + 1, in, out);
-      out += __builtin_popcountll(w);
-      continue;
-    }
-    for (int b = 0; b < 64; b += lanes) {
-      const unsigned g = static_cast<unsigned>(w >> b) & ((1u << lanes) - 1);
-      if (g == 0) continue;
-      const int c = __builtin_popcount(g);
-      if (out + lanes <= out_limit) {
-        const __m256i idx =
-            _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(tab.pack[g].data())));
-        const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + b));
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_permutevar8x32_epi32(v, idx));
-      } else {
-        T* o = out;
-        for (unsigned h = g; h != 0; h &= h - 1) *o++ = src[b + __builtin_ctz(h)];
-      }
-      out += c;
-    }
-  }
+  sparse_queue<T, false> queue(in);
+  walk_words(
+      m, w0, w1, queue, [&] { out = queue.gather(in, out); },
+      [&](index_t j, std::uint64_t w) {
+        const T* src = in + 64 * j;
+        if (w == ~std::uint64_t(0)) {
+          for (int b = 0; b < 64; b += lanes)
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + b),
+                                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + b)));
+          out += 64;
+          return;
+        }
+        const bool tail = 64 * j + 64 > m.n;  // no vector reads past n
+        for (int b = 0; b < 64; b += lanes) {
+          const unsigned g = static_cast<unsigned>(w >> b) & ((1u << lanes) - 1);
+          if (g == 0) continue;
+          if (!tail && out + lanes <= out_limit) {
+            const __m256i idx =
+                _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(tab.pack[g].data())));
+            const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + b));
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_permutevar8x32_epi32(v, idx));
+            out += _mm_popcnt_u32(g);
+          } else {
+            for (unsigned h = g; h != 0; h &= h - 1) *out++ = src[b + __builtin_ctz(h)];
+          }
+        }
+      });
 }
 
 template <class T>
@@ -140,38 +211,37 @@ void avx2_unpack_words(const host_mask& m, index_t w0, index_t w1, const T* in, 
   constexpr int lanes = 32 / sizeof(T);
   const auto& tab = lane_tables<lanes>::get();
   const __m256i bits = _mm256_load_si256(reinterpret_cast<const __m256i*>(tab.bit[0].data()));
-  for (index_t j = w0; j < w1; ++j) {
-    const std::uint64_t w = m.word(j);
-    if (w == 0) continue;
-    T* dst = out + 64 * j;
-    if (w == ~std::uint64_t(0)) {
-      for (int b = 0; b < 64; b += lanes)
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + b),
-                            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + b)));
-      in += 64;
-      continue;
-    }
-    if (64 * j + 64 > m.n) {
-      scalar_unpack_words(m, j, j + 1, in, out);
-      in += __builtin_popcountll(w);
-      continue;
-    }
-    for (int b = 0; b < 64; b += lanes) {
-      const unsigned g = static_cast<unsigned>(w >> b) & ((1u << lanes) - 1);
-      if (g == 0) continue;
-      if (in + lanes <= in_end) {
-        const __m256i idx =
-            _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(tab.expand[g].data())));
-        const __m256i v = _mm256_permutevar8x32_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in)), idx);
-        const __m256i sel = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(static_cast<int>(g)), bits), bits);
-        const __m256i cur = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(dst + b));
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + b), _mm256_blendv_epi8(cur, v, sel));
-        in += __builtin_popcount(g);
-      } else {
-        for (unsigned h = g; h != 0; h &= h - 1) dst[b + __builtin_ctz(h)] = *in++;
-      }
-    }
-  }
+  sparse_queue<T, true> queue(out);
+  walk_words(
+      m, w0, w1, queue, [&] { in = queue.scatter(in, out); },
+      [&](index_t j, std::uint64_t w) {
+        T* dst = out + 64 * j;
+        if (w == ~std::uint64_t(0)) {
+          for (int b = 0; b < 64; b += lanes)
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + b),
+                                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + b)));
+          in += 64;
+          return;
+        }
+        const bool tail = 64 * j + 64 > m.n;  // no vector writes past n
+        for (int b = 0; b < 64; b += lanes) {
+          const unsigned g = static_cast<unsigned>(w >> b) & ((1u << lanes) - 1);
+          if (g == 0) continue;
+          if (!tail && in + lanes <= in_end) {
+            const __m256i idx =
+                _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(tab.expand[g].data())));
+            const __m256i v =
+                _mm256_permutevar8x32_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in)), idx);
+            const __m256i sel =
+                _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(static_cast<int>(g)), bits), bits);
+            const __m256i cur = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(dst + b));
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + b), _mm256_blendv_epi8(cur, v, sel));
+            in += _mm_popcnt_u32(g);
+          } else {
+            for (unsigned h = g; h != 0; h &= h - 1) dst[b + __builtin_ctz(h)] = *in++;
+          }
+        }
+      });
 }
 #pragma GCC pop_options
 #endif
