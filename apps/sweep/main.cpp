@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
       {"copy", tour::run_copy},
       {"scan", tour::run_scan},
       {"segmented scan", tour::run_segmented},
+      {"bitmask index", tour::run_bitmask},
   };
   std::vector<tour::row> rows;
   for (const auto& [name, run] : capabilities) {

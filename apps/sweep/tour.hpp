@@ -50,5 +50,6 @@ using capability = std::function<std::vector<row>(const options&)>;
 std::vector<row> run_copy(const options& opt);
 std::vector<row> run_scan(const options& opt);
 std::vector<row> run_segmented(const options& opt);
+std::vector<row> run_bitmask(const options& opt);
 
 }  // namespace tour
