@@ -8,7 +8,8 @@
 #    libtrilinos-kokkos-dev is Serial-only). Only packages/kokkos and
 #    packages/kokkos-kernels are extracted, the patches in cmake/patches/
 #    are applied, and the result is installed into a cache prefix keyed by
-#    version + backend + arch + a hash of the patches and of this script:
+#    version + backend + arch + a hash of the patches and of the script's
+#    Kokkos section:
 #        ${SWEEP_CACHE_DIR:-~/.cache/sweep}/kokkos-3.4.1-<backend>-<hash>
 #    A prefix that finished installing is reused as it is.
 #
@@ -54,7 +55,7 @@ as_root() {
 debian_packages=(
   build-essential cmake ninja-build patch ca-certificates
   doctest-dev libbenchmark-dev libtbb-dev libthrust-dev libcli11-dev
-  libstb-dev python3-matplotlib
+  libstb-dev python3-matplotlib libsdsl-dev
 )
 apt_updated=0
 apt_update_once() {
@@ -84,7 +85,9 @@ trilinos_version=13.2.0
 cache_dir=${SWEEP_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/sweep}
 mkdir -p "$cache_dir"
 
-hash=$( (cat "$here"/patches/*.patch; cat "$0") | sha256sum | cut -c1-12)
+# The key covers the patches and this Kokkos section of the script (from
+# its marker line on), so editing the package list reuses built prefixes.
+hash=$( (cat "$here"/patches/*.patch; sed -n '/^# -* Kokkos$/,$p' "$0") | sha256sum | cut -c1-12)
 tag="$backend"
 [ "$backend" = cuda ] && tag="cuda-$(echo "$arch" | tr 'A-Z' 'a-z')"
 prefix="$cache_dir/kokkos-$kokkos_version-$tag-$hash"
