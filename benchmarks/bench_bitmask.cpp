@@ -270,7 +270,6 @@ void register_layers(int log2n) {
   register_layer_row<Inclusive, 64, 16, 64, 256, 1024>(log2n);
   register_layer_row<Inclusive, 256, 16, 64, 256, 1024>(log2n);
   register_layer_row<Inclusive, 1024, 16, 64, 256, 1024>(log2n);
-  register_layer_row<Inclusive, 4096, 16, 64, 256, 1024>(log2n);
 }
 
 int env_or(const char* name, int fallback) {

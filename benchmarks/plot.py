@@ -9,6 +9,8 @@ one panel per second-to-last field (the type), one bar per
 <impl>/<field>... row (Sweep blue, peers orange), and rows whose fields are
 `none/any` (copy, the plain scan) as vertical reference lines.
 
+bench_bitmask has its own figures (plot_bitmask.py).
+
 usage: plot.py RESULT.json [...] [--counter NAME] [--out DIR]
 """
 import argparse
@@ -82,6 +84,12 @@ def bars(path, context, rows, counter, out_dir):
 
 def figure(path, counter, out_dir):
     context, rows = load(path)
+    if rows and row_name(rows[0]).startswith("bitmask/"):
+        import plot_bitmask  # this suite has its own figures
+
+        outs = plot_bitmask.figures(path if not out_dir else os.path.join(out_dir, os.path.basename(path)),
+                                    context, rows, row_name)
+        return "\n".join(outs) or None
     if rows and single_size(rows):
         fig = bars(path, context, rows, counter, out_dir)
         if fig is None:

@@ -227,3 +227,31 @@ TEST_CASE_TEMPLATE("rank_select stays within 4% of the mask", Space, SWEEP_TEST_
     CHECK(dyn.bytes() < idx.bytes());
   }
 }
+
+TEST_CASE_TEMPLATE("the README's bitmask example runs as written", Space, SWEEP_TEST_SPACES) {
+  if constexpr (std::is_same_v<typename Space::memory_space, Kokkos::DefaultExecutionSpace::memory_space>) {
+    Space space;
+    const std::int64_t n = 70;  // bits 3, 40, 41 and 69 set
+    auto words = to_device<Space>(std::vector<std::uint32_t>{1u << 3, (1u << 8) | (1u << 9), 1u << 5}, "words");
+    auto field = to_device<Space>(values<double>(n, 4), "field");
+    const auto before = to_host(field);
+    auto ks = to_device<Space>(std::vector<std::int64_t>{3, 0}, "ks");
+    Kokkos::View<std::int64_t*, typename Space::memory_space> positions("positions", 2), pos("pos", 4);
+    // --- as in README.md
+    sweep::bitmask_index<sweep::bitmask::rank_select> idx(space, words, n);
+    Kokkos::View<double*> packed("packed", idx.count());
+    idx.pack(space, field, packed);             // packed[k] = field[select(k)]
+    idx.unpack(space, packed, field);           // the unset positions of field are untouched
+    idx.select(space, ks, positions);           // batches of queries, any integer types
+    idx.rank(space, positions, ks);
+    auto d = idx.device_view();                 // inside kernels:
+    Kokkos::parallel_for(idx.count(), KOKKOS_LAMBDA(std::int64_t k) { pos(k) = d.select(k); });
+    // ---
+    CHECK(idx.count() == 4);
+    CHECK(to_host(packed) == std::vector<double>{before[3], before[40], before[41], before[69]});
+    CHECK(to_host(field) == before);
+    CHECK(to_host(positions) == std::vector<std::int64_t>{69, 3});
+    CHECK(to_host(ks) == std::vector<std::int64_t>{3, 0});
+    CHECK(to_host(pos) == std::vector<std::int64_t>{3, 40, 41, 69});
+  }
+}

@@ -148,7 +148,7 @@ struct fixed_tree_view {
         space, label + "::layers", n1, 0, KOKKOS_LAMBDA(const index_t j) {
           const index_t m = j / S2;
           const std::uint64_t block_start = before(m * S2);
-          if constexpr (Inclusive) {
+          if (Inclusive) {  // (not `if constexpr`: nvcc's lambdas cannot capture there)
             l1(j) = static_cast<layer1_type>(before(j + 1) - block_start);
             if (j % S2 == S2 - 1 || j == n1 - 1) l2(m) = before(j + 1);
           } else {

@@ -1,0 +1,231 @@
+"""Figures of bench_bitmask (rows bitmask/<op>/<encoding>/<permille>/<log2n>[/w<k>]).
+
+Writes next to the JSON:
+  <name>_size.png      setup and apply bandwidth vs size at 50% density
+  <name>_density.png   pack/unpack moved-bytes bandwidth, random select/rank
+                       throughput and time vs density at the main size
+  <name>_work_item.png pack/unpack bandwidth vs the work item
+  <name>_layers.png    heatmaps of pack bandwidth over the fixed trees' S1 x S2
+  <name>_memory.png    index bytes as a share of the mask vs size and density
+"""
+import collections
+import os
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+MAIN = ("rank_select", "full_permutation", "fixed_inclusive_128_256", "fixed_exclusive_256_256",
+        "dynamic_exclusive")
+PEERS = ("std_copy_if", "sdsl_rank_v5", "sdsl_select_mcl")
+
+
+def parse(rows, row_name):
+    out = []
+    for b in rows:
+        p = row_name(b).split("/")
+        if len(p) < 5 or p[0] != "bitmask":
+            continue
+        work = int(p[5][1:]) if len(p) > 5 and p[5].startswith("w") else None
+        density = None if p[3] == "any" else int(p[3])
+        out.append(dict(op=p[1], enc=p[2], d=density, n=int(p[4]), w=work, b=b))
+    return out
+
+
+def style(enc):
+    if enc == "rank_select":
+        return dict(color="tab:blue", lw=2.2, marker="o")
+    if enc in PEERS:
+        return dict(color="tab:orange", ls=":", marker="s")
+    return dict(marker=".", ls="-")
+
+
+def gbs(b, counter):
+    return b.get(counter, 0.0) * 1e-9
+
+
+def main_size(rs):
+    sizes = collections.Counter(r["n"] for r in rs if r["d"] is not None and r["w"] is None)
+    return sizes.most_common(1)[0][0] if sizes else None
+
+
+def save(fig, base, suffix, title):
+    fig.suptitle(title)
+    fig.tight_layout()
+    out = f"{base}_{suffix}.png"
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
+
+def size_figure(rs, base, title):
+    fig, axes = plt.subplots(1, 3, figsize=(18, 4.8))
+    for ax, op in zip(axes, ("setup", "pack", "unpack")):
+        for enc in MAIN:
+            pts = sorted((r["n"], gbs(r["b"], "bytes_per_second")) for r in rs
+                         if r["op"] == op and r["enc"] == enc and r["d"] == 500 and r["w"] is None)
+            if pts:
+                ax.plot(*zip(*pts), label=enc, **style(enc))
+        if op != "setup":
+            copy = sorted((r["n"], gbs(r["b"], "bytes_per_second")) for r in rs if r["op"] == "copy")
+            if copy:
+                ax.plot(*zip(*copy), "k--", label="copy (read+write)")
+        ax.set_xlabel("log2 bits")
+        ax.set_ylabel("GB/s (" + ("mask bytes" if op == "setup" else "expanded int32 bytes") + ")")
+        ax.set_yscale("log")
+        ax.set_title(f"{op}, 50% density")
+        ax.grid(alpha=0.3, which="both")
+        ax.legend(fontsize=7)
+    return save(fig, base, "size", title)
+
+
+def density_figure(rs, base, title, n):
+    fig, axes = plt.subplots(2, 2, figsize=(14, 9))
+    copy = [r for r in rs if r["op"] == "copy" and r["n"] == n]
+    for ax, op in zip(axes[0], ("pack", "unpack")):
+        for enc in MAIN + PEERS:
+            pts = sorted((r["d"] / 10.0, gbs(r["b"], "moved_bytes_per_second")) for r in rs
+                         if r["op"] == op and r["enc"] == enc and r["n"] == n and r["w"] is None and r["d"] > 0)
+            if pts:
+                ax.plot(*zip(*pts), label=enc, **style(enc))
+        if copy:
+            c = gbs(copy[0]["b"], "bytes_per_second")
+            ax.axhline(c, color="k", ls="--", label="copy")
+            ax.axhline(0.8 * c, color="k", ls=":", lw=0.8, label="0.8 x copy")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("density (%)")
+        ax.set_ylabel("moved GB/s (mask + 8 B per set bit)")
+        ax.set_title(f"{op}, 2^{n} bits, int32")
+        ax.grid(alpha=0.3, which="both")
+        ax.legend(fontsize=7)
+    ax = axes[1][0]
+    for op, marker in (("select_random", "o"), ("rank_random", "^")):
+        for enc in MAIN + PEERS:
+            pts = sorted((r["d"] / 10.0, r["b"].get("items_per_second", 0) * 1e-6) for r in rs
+                         if r["op"] == op and r["enc"] == enc and r["n"] == n and r["d"])
+            if pts:
+                st = style(enc)
+                st["marker"] = marker
+                ax.plot(*zip(*pts), label=f"{op.split('_')[0]} {enc}", **st)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("density (%)")
+    ax.set_ylabel("million queries/s")
+    ax.set_title("random select (o) and rank (^), batches of 2^22")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=6, ncol=2)
+    ax = axes[1][1]
+    for enc in MAIN + ("std_copy_if",):
+        pts = sorted((r["d"] / 10.0, r["b"]["real_time"]) for r in rs
+                     if r["op"] == "pack" and r["enc"] == enc and r["n"] == n and r["w"] is None and r["d"] > 0)
+        if pts:
+            ax.plot(*zip(*pts), label=enc, **style(enc))
+    if copy:
+        ax.axhline(copy[0]["b"]["real_time"], color="k", ls="--", label="copy")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("density (%)")
+    ax.set_ylabel("pack time (ms)")
+    ax.set_title("pack time")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=7)
+    return save(fig, base, "density", title)
+
+
+def work_item_figure(rs, base, title):
+    fig, axes = plt.subplots(1, 2, figsize=(13, 4.8))
+    for ax, op in zip(axes, ("pack", "unpack")):
+        for enc in MAIN:
+            pts = sorted((r["w"], gbs(r["b"], "bytes_per_second")) for r in rs
+                         if r["op"] == op and r["enc"] == enc and r["w"] is not None)
+            if pts:
+                ax.plot(*zip(*pts), label=enc, **style(enc))
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("work item (rank_select: mask bits per task; others: packed elements per chunk)")
+        ax.set_ylabel("GB/s (expanded int32 bytes)")
+        ax.set_title(f"{op}, 50% density")
+        ax.grid(alpha=0.3, which="both")
+        ax.legend(fontsize=7)
+    return save(fig, base, "work_item", title)
+
+
+def layers_figure(rs, base, title, n):
+    cells = collections.defaultdict(dict)
+    for r in rs:
+        if r["op"] != "pack" or r["n"] != n or r["w"] is not None:
+            continue
+        for kind in ("fixed_inclusive", "fixed_exclusive"):
+            if r["enc"].startswith(kind + "_"):
+                s1, s2 = (int(v) for v in r["enc"][len(kind) + 1:].split("_"))
+                cells[(kind, r["d"])][(s1, s2)] = (gbs(r["b"], "bytes_per_second"), r["b"].get("index_bytes", 0))
+    panels = sorted(k for k in cells if len(cells[k]) > 1)
+    if not panels:
+        return None
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 4.6), squeeze=False)
+    mask_bytes = 2.0 ** n / 8
+    for ax, key in zip(axes[0], panels):
+        grid = cells[key]
+        s1s = sorted({k[0] for k in grid})
+        s2s = sorted({k[1] for k in grid})
+        z = [[grid.get((a, b), (float("nan"), 0))[0] for b in s2s] for a in s1s]
+        im = ax.imshow(z, cmap="viridis", origin="lower", aspect="auto")
+        for i, a in enumerate(s1s):
+            for j, b in enumerate(s2s):
+                if (a, b) in grid:
+                    v, ib = grid[(a, b)]
+                    ax.text(j, i, f"{v:.2f}\n{100 * ib / mask_bytes:.1f}%", ha="center", va="center", fontsize=7,
+                            color="w")
+        ax.set_xticks(range(len(s2s)), [str(b) for b in s2s])
+        ax.set_yticks(range(len(s1s)), [str(a) for a in s1s])
+        ax.set_xlabel("S2 (layer-1 entries per layer-2 entry)")
+        ax.set_ylabel("S1 (bits per layer-1 entry)")
+        ax.set_title(f"{key[0]} pack, {key[1] / 10:g}% density\nGB/s and index % of mask")
+        fig.colorbar(im, ax=ax, shrink=0.8)
+    return save(fig, base, "layers", title)
+
+
+def memory_figure(rs, base, title, n):
+    fig, axes = plt.subplots(1, 2, figsize=(13, 4.8))
+    ax = axes[0]
+    for enc in MAIN:
+        pts = sorted((r["n"], 100.0 * r["b"].get("index_bytes", 0) / (2.0 ** r["n"] / 8)) for r in rs
+                     if r["op"] == "setup" and r["enc"] == enc and r["d"] == 500)
+        if pts:
+            ax.plot(*zip(*pts), label=enc, **style(enc))
+    ax.set_yscale("log")
+    ax.set_xlabel("log2 bits")
+    ax.set_ylabel("index bytes (% of the mask)")
+    ax.set_title("index size vs size, 50% density")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=7)
+    ax = axes[1]
+    for enc in MAIN + ("sdsl_rank_v5", "sdsl_select_mcl"):
+        pts = sorted((r["d"] / 10.0, 100.0 * r["b"].get("index_bytes", 0) / (2.0 ** n / 8)) for r in rs
+                     if r["op"] == "setup" and r["enc"] == enc and r["n"] == n and r["d"])
+        if pts:
+            ax.plot(*zip(*pts), label=enc, **style(enc))
+    ax.axhline(4.0, color="k", ls=":", lw=0.8, label="4%")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("density (%)")
+    ax.set_ylabel("index bytes (% of the mask)")
+    ax.set_title(f"index size vs density, 2^{n} bits")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=7)
+    return save(fig, base, "memory", title)
+
+
+def figures(path, context, rows, row_name):
+    rs = parse(rows, row_name)
+    if not rs:
+        return []
+    base = os.path.splitext(path)[0]
+    title = (f"{os.path.basename(path)} - {context.get('kokkos_execution_space', '?')} on "
+             f"{context.get('host_name', '?')}, {context.get('num_cpus', '?')} CPUs")
+    n = main_size(rs)
+    outs = [size_figure(rs, base, title), density_figure(rs, base, title, n), work_item_figure(rs, base, title),
+            layers_figure(rs, base, title, n), memory_figure(rs, base, title, n)]
+    return [o for o in outs if o]
