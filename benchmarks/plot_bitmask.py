@@ -37,8 +37,11 @@ def style(enc):
     if enc == "rank_select":
         return dict(color="tab:blue", lw=2.2, marker="o")
     if enc in PEERS:
-        return dict(color="tab:orange", ls=":", marker="s")
-    return dict(marker=".", ls="-")
+        return dict(color={"std_copy_if": "tab:orange", "sdsl_rank_v5": "tab:orange",
+                           "sdsl_select_mcl": "gold"}[enc], ls=":", marker="s")
+    colours = {"full_permutation": "tab:green", "fixed_inclusive_128_256": "tab:purple",
+               "fixed_exclusive_256_256": "tab:red", "dynamic_exclusive": "tab:brown"}
+    return dict(marker=".", ls="-", color=colours.get(enc, "tab:gray"))
 
 
 def gbs(b, counter):
@@ -48,6 +51,18 @@ def gbs(b, counter):
 def main_size(rs):
     sizes = collections.Counter(r["n"] for r in rs if r["d"] is not None and r["w"] is None)
     return sizes.most_common(1)[0][0] if sizes else None
+
+
+def finish(ax, xlabel, ylabel, title, logx=True, fontsize=7, ncol=1):
+    """Log axes (x optional), labels, grid and legend."""
+    if logx:
+        ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=fontsize, ncol=ncol)
 
 
 def save(fig, base, suffix, title):
@@ -71,12 +86,8 @@ def size_figure(rs, base, title):
             copy = sorted((r["n"], gbs(r["b"], "bytes_per_second")) for r in rs if r["op"] == "copy")
             if copy:
                 ax.plot(*zip(*copy), "k--", label="copy (read+write)")
-        ax.set_xlabel("log2 bits")
-        ax.set_ylabel("GB/s (" + ("mask bytes" if op == "setup" else "expanded int32 bytes") + ")")
-        ax.set_yscale("log")
-        ax.set_title(f"{op}, 50% density")
-        ax.grid(alpha=0.3, which="both")
-        ax.legend(fontsize=7)
+        unit = "mask bytes" if op == "setup" else "expanded int32 bytes"
+        finish(ax, "log2 bits", f"GB/s ({unit})", f"{op}, 50% density", logx=False)
     return save(fig, base, "size", title)
 
 
@@ -93,13 +104,7 @@ def density_figure(rs, base, title, n):
             c = gbs(copy[0]["b"], "bytes_per_second")
             ax.axhline(c, color="k", ls="--", label="copy")
             ax.axhline(0.8 * c, color="k", ls=":", lw=0.8, label="0.8 x copy")
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("density (%)")
-        ax.set_ylabel("moved GB/s (mask + 8 B per set bit)")
-        ax.set_title(f"{op}, 2^{n} bits, int32")
-        ax.grid(alpha=0.3, which="both")
-        ax.legend(fontsize=7)
+        finish(ax, "density (%)", "moved GB/s (mask + 8 B per set bit)", f"{op}, 2^{n} bits, int32")
     ax = axes[1][0]
     for op, marker in (("select_random", "o"), ("rank_random", "^")):
         for enc in MAIN + PEERS:
@@ -109,13 +114,8 @@ def density_figure(rs, base, title, n):
                 st = style(enc)
                 st["marker"] = marker
                 ax.plot(*zip(*pts), label=f"{op.split('_')[0]} {enc}", **st)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("density (%)")
-    ax.set_ylabel("million queries/s")
-    ax.set_title("random select (o) and rank (^), batches of 2^22")
-    ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=6, ncol=2)
+    finish(ax, "density (%)", "million queries/s", "random select (o) and rank (^), batches of 2^22", fontsize=6,
+           ncol=2)
     ax = axes[1][1]
     for enc in MAIN + ("std_copy_if",):
         pts = sorted((r["d"] / 10.0, r["b"]["real_time"]) for r in rs
@@ -124,13 +124,7 @@ def density_figure(rs, base, title, n):
             ax.plot(*zip(*pts), label=enc, **style(enc))
     if copy:
         ax.axhline(copy[0]["b"]["real_time"], color="k", ls="--", label="copy")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("density (%)")
-    ax.set_ylabel("pack time (ms)")
-    ax.set_title("pack time")
-    ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=7)
+    finish(ax, "density (%)", "pack time (ms)", "pack time")
     return save(fig, base, "density", title)
 
 
@@ -142,13 +136,8 @@ def work_item_figure(rs, base, title):
                          if r["op"] == op and r["enc"] == enc and r["w"] is not None)
             if pts:
                 ax.plot(*zip(*pts), label=enc, **style(enc))
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        ax.set_xlabel("work item (rank_select: mask bits per task; others: packed elements per chunk)")
-        ax.set_ylabel("GB/s (expanded int32 bytes)")
-        ax.set_title(f"{op}, 50% density")
-        ax.grid(alpha=0.3, which="both")
-        ax.legend(fontsize=7)
+        finish(ax, "work item (rank_select: mask bits per task; others: packed elements per chunk)",
+               "GB/s (expanded int32 bytes)", f"{op}, 50% density")
     return save(fig, base, "work_item", title)
 
 
@@ -195,12 +184,7 @@ def memory_figure(rs, base, title, n):
                      if r["op"] == "setup" and r["enc"] == enc and r["d"] == 500)
         if pts:
             ax.plot(*zip(*pts), label=enc, **style(enc))
-    ax.set_yscale("log")
-    ax.set_xlabel("log2 bits")
-    ax.set_ylabel("index bytes (% of the mask)")
-    ax.set_title("index size vs size, 50% density")
-    ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=7)
+    finish(ax, "log2 bits", "index bytes (% of the mask)", "index size vs size, 50% density", logx=False)
     ax = axes[1]
     for enc in MAIN + ("sdsl_rank_v5", "sdsl_select_mcl"):
         pts = sorted((r["d"] / 10.0, 100.0 * r["b"].get("index_bytes", 0) / (2.0 ** n / 8)) for r in rs
@@ -208,13 +192,7 @@ def memory_figure(rs, base, title, n):
         if pts:
             ax.plot(*zip(*pts), label=enc, **style(enc))
     ax.axhline(4.0, color="k", ls=":", lw=0.8, label="4%")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("density (%)")
-    ax.set_ylabel("index bytes (% of the mask)")
-    ax.set_title(f"index size vs density, 2^{n} bits")
-    ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=7)
+    finish(ax, "density (%)", "index bytes (% of the mask)", f"index size vs density, 2^{n} bits")
     return save(fig, base, "memory", title)
 
 
@@ -226,6 +204,8 @@ def figures(path, context, rows, row_name):
     title = (f"{os.path.basename(path)} - {context.get('kokkos_execution_space', '?')} on "
              f"{context.get('host_name', '?')}, {context.get('num_cpus', '?')} CPUs")
     n = main_size(rs)
-    outs = [size_figure(rs, base, title), density_figure(rs, base, title, n), work_item_figure(rs, base, title),
-            layers_figure(rs, base, title, n), memory_figure(rs, base, title, n)]
+    sizes = len({r["n"] for r in rs}) > 1
+    outs = [size_figure(rs, base, title) if sizes else None, density_figure(rs, base, title, n),
+            work_item_figure(rs, base, title) if any(r["w"] for r in rs) else None,
+            layers_figure(rs, base, title, n), memory_figure(rs, base, title, n) if sizes else None]
     return [o for o in outs if o]

@@ -44,6 +44,22 @@ double best_seconds(int repeats, Body&& body) {
   return best;
 }
 
+/// A device View holding `v` (labelled), and back.
+template <class T>
+Kokkos::View<T*> upload(const std::vector<T>& v, const char* label) {
+  Kokkos::View<T*> d(std::string(label), v.size());
+  auto h = Kokkos::create_mirror_view(d);
+  for (std::size_t i = 0; i < v.size(); ++i) h(i) = v[i];
+  Kokkos::deep_copy(d, h);
+  return d;
+}
+
+template <class View>
+std::vector<typename View::non_const_value_type> download(const View& d) {
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d);
+  return std::vector<typename View::non_const_value_type>(h.data(), h.data() + h.extent(0));
+}
+
 using capability = std::function<std::vector<row>(const options&)>;
 
 /// Each tour_*.cpp contributes its rows through one of these.

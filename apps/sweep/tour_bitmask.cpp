@@ -16,21 +16,6 @@ namespace {
 
 using Index = sweep::bitmask_index<sweep::bitmask::rank_select>;
 
-template <class T>
-Kokkos::View<T*> upload(const std::vector<T>& v, const char* label) {
-  Kokkos::View<T*> d(std::string(label), v.size());
-  auto h = Kokkos::create_mirror_view(d);
-  for (std::size_t i = 0; i < v.size(); ++i) h(i) = v[i];
-  Kokkos::deep_copy(d, h);
-  return d;
-}
-
-template <class View>
-std::vector<typename View::non_const_value_type> download(const View& d) {
-  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d);
-  return std::vector<typename View::non_const_value_type>(h.data(), h.data() + h.extent(0));
-}
-
 std::string example_figure() {
   using Space = Kokkos::DefaultExecutionSpace;
   const std::vector<std::uint32_t> mask = {0b1011000010010110u};  // 16 bits used

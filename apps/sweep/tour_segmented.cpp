@@ -24,21 +24,6 @@ std::vector<std::uint8_t> random_heads(std::int64_t n, double mean, std::uint64_
   return f;
 }
 
-template <class T>
-Kokkos::View<T*> upload(const std::vector<T>& v, const char* label) {
-  Kokkos::View<T*> d(std::string(label), v.size());
-  auto h = Kokkos::create_mirror_view(d);
-  for (std::size_t i = 0; i < v.size(); ++i) h(i) = v[i];
-  Kokkos::deep_copy(d, h);
-  return d;
-}
-
-template <class View>
-std::vector<typename View::non_const_value_type> download(const View& d) {
-  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d);
-  return std::vector<typename View::non_const_value_type>(h.data(), h.data() + h.extent(0));
-}
-
 std::string example_figure() {
   const std::vector<std::int32_t> x = {3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8};
   const std::vector<std::uint8_t> f = {1, 0, 0, 1, 0, 0, 0, 1, 1, 0, 0, 0};
