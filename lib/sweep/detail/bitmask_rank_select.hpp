@@ -62,21 +62,16 @@ struct rank_select_view {
       const index_t b = i >> coarse_shift;
       return first_above(positions, index_t(coarse(b)), index_t(coarse(b + 1)), i - 1);
     }
-    // Branch-free, so a batch keeps many queries' loads in flight.
     const index_t s = i >> super_shift;
     const std::uint64_t e = l12(s);
     const int basic = static_cast<int>((i >> 9) & 3);
     index_t r = index_t(l0(i >> l0_shift)) + index_t(e & 0xffffffffu);
     r += index_t((e >> 32) & 0x3ff) * (basic > 0) + index_t((e >> 42) & 0x3ff) * (basic > 1) +
          index_t((e >> 52) & 0x3ff) * (basic > 2);
-    const index_t first = s * super_words + 8 * basic;
-    if (64 * (first + 8) > mask.n) return r + mask.count_from(first, i);
-    const int k = static_cast<int>((i >> 6) & 7);
-    const std::uint64_t partial = (std::uint64_t(1) << (i & 63)) - 1;
-    for (int t = 0; t < 8; ++t) {
-      const std::uint64_t keep = (std::uint64_t(0) - std::uint64_t(t < k)) | ((std::uint64_t(0) - std::uint64_t(t == k)) & partial);
-      r += popcount64(mask.raw_word(first + t) & keep);
-    }
+    // Only the words before i: those lie wholly below n.
+    const index_t last = i >> 6;
+    for (index_t j = s * super_words + 8 * basic; j < last; ++j) r += popcount64(mask.raw_word(j));
+    if ((i & 63) != 0) r += popcount64(mask.word(last) & ((std::uint64_t(1) << (i & 63)) - 1));
     return r;
   }
 
@@ -91,26 +86,16 @@ struct rank_select_view {
       if (super_before(mid) <= k) lo = mid;
       else hi = mid;
     }
-    // Basic block and word chosen by comparisons summed, not branches.
     const std::uint64_t e = l12(lo);
     index_t rem = k - super_before(lo);
-    const index_t c1 = index_t((e >> 32) & 0x3ff), c2 = c1 + index_t((e >> 42) & 0x3ff),
-                  c3 = c2 + index_t((e >> 52) & 0x3ff);
-    const int basic = (rem >= c1) + (rem >= c2) + (rem >= c3);
-    rem -= c1 * (basic == 1) + c2 * (basic == 2) + c3 * (basic == 3);
-    const index_t first = lo * super_words + 8 * basic;
-    if (64 * (first + 8) > mask.n) return mask.select_from(first, first + 8, rem);
-    index_t before = 0, word = 0, word_before = 0;
-    std::uint64_t w = 0;
-    for (int t = 0; t < 8; ++t) {
-      const std::uint64_t x = mask.raw_word(first + t);
-      const bool here = before <= rem;  // the answer is in word t or later
-      word = here ? t : word;
-      word_before = here ? before : word_before;
-      w = here ? x : w;
-      before += popcount64(x);
+    int basic = 0;
+    for (; basic < 3; ++basic) {
+      const index_t c = index_t((e >> (32 + 10 * basic)) & 0x3ff);
+      if (rem < c) break;
+      rem -= c;
     }
-    return 64 * (first + word) + select64(w, static_cast<int>(rem - word_before));
+    const index_t first = lo * super_words + 8 * basic;
+    return mask.select_from(first, first + 8, rem);
   }
 
   /// Bytes of the dense layout for n bits (at most).
