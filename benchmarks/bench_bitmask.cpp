@@ -15,7 +15,7 @@
 //                           written (n/8 + 8 count); queries as above.
 //   index_bytes             the index (mask excluded); `density` the
 //                           measured fraction of set bits.
-// Peers in the same run: copy (the ceiling), std::copy_if (sequential
+// Peers in the same run: copy (the ceiling, bench_support's bench_copy), std::copy_if (sequential
 // pack), sdsl-lite rank_support_v5 / select_support_mcl (random rank and
 // select, batches over the same OpenMP threads; CPU builds).
 //
@@ -157,19 +157,6 @@ void bench_query(benchmark::State& state, int log2n, int permille, bool select) 
   state.SetItemsProcessed(query_count * static_cast<std::int64_t>(state.iterations()));
 }
 
-void bench_copy_row(benchmark::State& state, int log2n) {
-  const index_t n = index_t(1) << log2n;
-  const buffers<std::int32_t> b(n);
-  const auto in = b.in;
-  const auto out = b.out;
-  Space space;
-  run_rows(state, 8.0 * static_cast<double>(n), 8.0 * static_cast<double>(n), 0, n, n, [&] {
-    Kokkos::parallel_for(
-        "sweep::bench::copy", Kokkos::RangePolicy<Space>(space, 0, n),
-        KOKKOS_LAMBDA(const std::int64_t i) { out(i) = in(i); });
-  });
-}
-
 /// std::copy_if over the expanded array with the mask bit as predicate
 /// (one thread: the standard algorithm as a user would call it).
 void bench_copy_if(benchmark::State& state, int log2n, int permille) {
@@ -284,7 +271,7 @@ void sweep_bench::register_suite() {
   const std::vector<int> densities{0, 1, 10, 40, 100, 250, 500, 750, 900, 990, 1000};
   // (1) densities at the main size
   register_row("bitmask/copy/none/any/" + std::to_string(main_log2n),
-               [=](benchmark::State& s) { bench_copy_row(s, main_log2n); });
+               [=](benchmark::State& s) { bench_copy<std::int32_t>(s, main_log2n); });
   register_encoding<bm::rank_select>(main_log2n, densities, true);
   register_encoding<bm::full_permutation>(main_log2n, densities, true);
   register_encoding<bm::fixed_inclusive<>>(main_log2n, densities, true);
@@ -310,7 +297,7 @@ void sweep_bench::register_suite() {
   const int lo = log2n_min(20), hi = log2n_max(28);
   for (int k = lo; k <= hi; k += 2) {
     if (k == main_log2n) continue;
-    register_row("bitmask/copy/none/any/" + std::to_string(k), [=](benchmark::State& s) { bench_copy_row(s, k); });
+    register_row("bitmask/copy/none/any/" + std::to_string(k), [=](benchmark::State& s) { bench_copy<std::int32_t>(s, k); });
     register_encoding<bm::rank_select>(k, {500}, false);
     register_encoding<bm::full_permutation>(k, {500}, false);
     register_encoding<bm::fixed_inclusive<>>(k, {500}, false);

@@ -7,6 +7,7 @@
 
 #include <sweep/bitmask_index.hpp>
 
+#include <algorithm>
 #include <random>
 #include <sstream>
 #include <vector>
