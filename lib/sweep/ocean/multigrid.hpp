@@ -1,0 +1,266 @@
+// Geometric multigrid for -lap(u) + lambda u = f (Dirichlet ring), as
+// SPLASH-2 Ocean solves its elliptic equations: V-cycles of red-black
+// Gauss-Seidel smoothing, residual, restriction, recursion down to a 2 x 2
+// interior, prolongation, smoothing.
+//
+// Grids have 2^k interior points, so level l + 1 has half the interior of
+// level l but its points are not a subset of the fine ones (spacing
+// L / (2^(k-1) + 1) vs L / (2^k + 1)). Prolongation is therefore bilinear
+// interpolation at the fine points' true positions, and restriction its
+// adjoint scaled to preserve constants (full weighting when the grids nest).
+// Each level is a rediscretisation of the same operator.
+//
+// Cost of one V-cycle: about (pre + post + 2) fine-grid passes times 4/3.
+// `solve` stops when ||r||_2 <= tolerance * reference (the initial residual,
+// or ||f||_2) and always returns: converged, not converged within
+// max_cycles, or diverged (residual not finite or grown past
+// divergence_factor * reference), with the residual reached.
+#pragma once
+
+#include <sweep/ocean/grid.hpp>
+#include <sweep/ocean/smoothers.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace sweep::ocean {
+
+struct multigrid_options {
+  int pre_sweeps = 2;
+  int post_sweeps = 2;
+  int coarsest_sweeps = 32;   // red-black sweeps on the 2 x 2 interior
+  grid_layout layout{};       // storage of every level
+  schedule order = schedule::fused;
+};
+
+enum class residual_reference { initial, rhs };
+
+struct solve_options {
+  double tolerance = 1e-7;    // relative residual to reach
+  int max_cycles = 50;
+  residual_reference reference = residual_reference::initial;
+  double divergence_factor = 1e6;
+};
+
+enum class solve_result { converged, not_converged, diverged };
+
+inline const char* to_string(solve_result r) {
+  return r == solve_result::converged ? "converged"
+         : r == solve_result::not_converged ? "not converged"
+                                             : "diverged";
+}
+
+struct solve_status {
+  solve_result result = solve_result::not_converged;
+  int cycles = 0;
+  double reference = 0;           // the residual norm tolerances are relative to
+  double residual = 0;            // ||f - A u||_2 at the end
+  double relative_residual = 0;   // residual / reference (0 when both are 0)
+  std::vector<double> history;    // relative residual after each cycle
+  bool converged() const { return result == solve_result::converged; }
+};
+
+namespace detail {
+
+/// Bilinear weights of fine point i on coarse points: s = i * ratio is the
+/// fine point's position in coarse index units.
+KOKKOS_FORCEINLINE_FUNCTION double hat(double d) {
+  const double a = d < 0 ? -d : d;
+  return a < 1.0 ? 1.0 - a : 0.0;
+}
+
+template <class ExecSpace, class Indexer>
+struct restrict_kernel {
+  using view = Kokkos::View<double*, typename ExecSpace::memory_space>;
+  view fine, coarse;
+  Indexer fidx, cidx;
+  index_t mf = 0;
+  double ratio = 0.5;  // (mc + 1) / (mf + 1)
+
+  // Fine points within one coarse spacing of coarse point I.
+  KOKKOS_INLINE_FUNCTION index_t lower(index_t I) const {
+    const index_t i = index_t(double(I - 1) / ratio);
+    return i > 1 ? i : 1;
+  }
+  KOKKOS_INLINE_FUNCTION index_t upper(index_t I) const {
+    const index_t i = index_t(double(I + 1) / ratio) + 1;
+    return i < mf ? i : mf;
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const index_t I, const index_t J) const {
+    const index_t i0 = lower(I), i1 = upper(I), j0 = lower(J), j1 = upper(J);
+    double sum = 0;
+    for (index_t i = i0; i <= i1; ++i) {
+      const double wi = hat(double(i) * ratio - double(I));
+      if (wi == 0.0) continue;
+      double row = 0;
+      for (index_t j = j0; j <= j1; ++j) row += hat(double(j) * ratio - double(J)) * fine(fidx(i, j));
+      sum += wi * row;
+    }
+    coarse(cidx(I, J)) = ratio * ratio * sum;
+  }
+};
+
+template <class ExecSpace, class Indexer>
+struct prolong_add_kernel {
+  using view = Kokkos::View<double*, typename ExecSpace::memory_space>;
+  view fine, coarse;
+  Indexer fidx, cidx;
+  double ratio = 0.5;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const index_t i, const index_t j) const {
+    const double si = double(i) * ratio, sj = double(j) * ratio;
+    const index_t I = index_t(si), J = index_t(sj);
+    const double ti = si - double(I), tj = sj - double(J);
+    const double e = (1.0 - ti) * ((1.0 - tj) * coarse(cidx(I, J)) + tj * coarse(cidx(I, J + 1))) +
+                     ti * ((1.0 - tj) * coarse(cidx(I + 1, J)) + tj * coarse(cidx(I + 1, J + 1)));
+    fine(fidx(i, j)) += e;
+  }
+};
+
+}  // namespace detail
+
+/// Multigrid hierarchy for n x n grids; holds the coarse levels' storage.
+template <class ExecSpace = Kokkos::DefaultExecutionSpace>
+class multigrid {
+ public:
+  using memory_space = typename ExecSpace::memory_space;
+  using grid_type = grid<memory_space>;
+
+  /// Throws std::invalid_argument for n not 2^k + 2, a bad problem or
+  /// negative sweep counts.
+  multigrid(index_t n, const helmholtz& problem = {}, const multigrid_options& options = {})
+      : m_problem(problem), m_options(options) {
+    detail::check_grid_size(n, "sweep::ocean::multigrid");
+    detail::check_layout(options.layout, "sweep::ocean::multigrid");
+    detail::check_problem(problem, "sweep::ocean::multigrid");
+    sweep::detail::require(options.pre_sweeps >= 0 && options.post_sweeps >= 0 && options.coarsest_sweeps >= 1 &&
+                               options.pre_sweeps + options.post_sweeps >= 1,
+                           "sweep::ocean::multigrid", "pre_sweeps = ", options.pre_sweeps,
+                           ", post_sweeps = ", options.post_sweeps, ", coarsest_sweeps = ", options.coarsest_sweeps,
+                           ": counts must be >= 0, pre + post >= 1 and coarsest >= 1");
+    // Level 0 works on the caller's u and f; it only needs a residual.
+    for (index_t m = n - 2; m >= 2; m /= 2) {
+      const index_t nl = m + 2;
+      const std::string l = std::to_string(m_levels.size());
+      const bool finest = m_levels.empty();
+      m_levels.push_back(level{finest ? grid_type() : grid_type("sweep::ocean::mg_u" + l, nl, options.layout),
+                               finest ? grid_type() : grid_type("sweep::ocean::mg_f" + l, nl, options.layout),
+                               grid_type("sweep::ocean::mg_r" + l, nl, options.layout)});
+    }
+  }
+
+  index_t n() const { return m_levels.front().r.n(); }
+  int levels() const { return int(m_levels.size()); }
+  const helmholtz& problem() const { return m_problem; }
+  const multigrid_options& options() const { return m_options; }
+
+  /// One V-cycle on u (in place); returns ||f - A u||_2 afterwards.
+  double v_cycle(const ExecSpace& space, const grid_type& u, const grid_type& f) {
+    sweep::detail::scoped_region region("sweep::ocean::multigrid::v_cycle");
+    check(u, f, "sweep::ocean::multigrid::v_cycle");
+    cycle(space, 0, u, f);
+    return detail::residual_unchecked(space, u, f, m_levels[0].r, m_problem);
+  }
+
+  /// V-cycles until the relative residual reaches options.tolerance;
+  /// never throws for non-convergence: the status says what happened.
+  solve_status solve(const ExecSpace& space, const grid_type& u, const grid_type& f,
+                     const solve_options& options = {}) {
+    sweep::detail::scoped_region region("sweep::ocean::multigrid::solve");
+    check(u, f, "sweep::ocean::multigrid::solve");
+    sweep::detail::require(std::isfinite(options.tolerance) && options.tolerance > 0,
+                           "sweep::ocean::multigrid::solve", "tolerance = ", options.tolerance,
+                           " must be finite and > 0");
+    sweep::detail::require(options.max_cycles >= 1, "sweep::ocean::multigrid::solve",
+                           "max_cycles = ", options.max_cycles, " must be >= 1");
+    sweep::detail::require(options.divergence_factor > 1, "sweep::ocean::multigrid::solve",
+                           "divergence_factor = ", options.divergence_factor, " must be > 1");
+    solve_status st;
+    const double r0 = detail::residual_unchecked(space, u, f, m_levels[0].r, m_problem);
+    st.reference = options.reference == residual_reference::initial ? r0 : rhs_norm(space, f);
+    st.residual = r0;
+    auto finish = [&](solve_result res) {
+      st.result = res;
+      st.relative_residual = st.reference > 0 ? st.residual / st.reference : (st.residual > 0 ? INFINITY : 0.0);
+      return st;
+    };
+    if (!std::isfinite(r0) || !std::isfinite(st.reference)) return finish(solve_result::diverged);
+    if (r0 <= options.tolerance * st.reference || r0 == 0) return finish(solve_result::converged);
+    for (int k = 0; k < options.max_cycles; ++k) {
+      cycle(space, 0, u, f);
+      st.residual = detail::residual_unchecked(space, u, f, m_levels[0].r, m_problem);
+      st.cycles = k + 1;
+      st.history.push_back(st.reference > 0 ? st.residual / st.reference : INFINITY);
+      if (!std::isfinite(st.residual) || st.residual > options.divergence_factor * std::max(st.reference, r0))
+        return finish(solve_result::diverged);
+      if (st.residual <= options.tolerance * st.reference) return finish(solve_result::converged);
+    }
+    return finish(solve_result::not_converged);
+  }
+
+ private:
+  struct level {
+    grid_type u, f, r;
+  };
+
+  void check(const grid_type& u, const grid_type& f, const char* where) const {
+    detail::check_grids<ExecSpace>(where, u, f, m_levels[0].r);
+    sweep::detail::require(u.data().data() != f.data().data(), where, "u and f must be different grids");
+  }
+
+  double rhs_norm(const ExecSpace& space, const grid_type& f) const {
+    const auto d = f.data();
+    const index_t n = f.n();
+    double sum = 0;
+    visit_indexer(f, [&](auto idx) {
+      Kokkos::parallel_reduce(
+          "sweep::ocean::rhs_norm", detail::tiled(space, 1, n - 1, 1, n - 1, 0, 0),
+          detail::interior_sum_squares<ExecSpace, decltype(idx)>{d, idx}, Kokkos::Sum<double>(sum));
+    });
+    return std::sqrt(sum);
+  }
+
+  void smooth(const ExecSpace& space, const grid_type& u, const grid_type& f, int sweeps) const {
+    sweep_options o;
+    o.order = m_options.order;
+    for (int s = 0; s < sweeps; ++s) detail::red_black_unchecked(space, u, f, m_problem, o);
+  }
+
+  void cycle(const ExecSpace& space, std::size_t l, const grid_type& u, const grid_type& f) {
+    if (l + 1 == m_levels.size()) {
+      smooth(space, u, f, m_options.coarsest_sweeps);
+      return;
+    }
+    smooth(space, u, f, m_options.pre_sweeps);
+    const grid_type& r = m_levels[l].r;
+    detail::residual_unchecked(space, u, f, r, m_problem);
+    const level& c = m_levels[l + 1];
+    const index_t mf = u.interior(), mc = c.u.interior();
+    const double ratio = double(mc + 1) / double(mf + 1);
+    visit_indexer(u, [&](auto fidx) {
+      using I = decltype(fidx);
+      const I cidx = detail::indexer_of<I>(c.u);
+      Kokkos::parallel_for("sweep::ocean::restrict", detail::tiled(space, 1, mc + 1, 1, mc + 1, 0, 0),
+                           detail::restrict_kernel<ExecSpace, I>{r.data(), c.f.data(), fidx, cidx, mf, ratio});
+    });
+    Kokkos::deep_copy(space, c.u.data(), 0.0);
+    cycle(space, l + 1, c.u, c.f);
+    visit_indexer(u, [&](auto fidx) {
+      using I = decltype(fidx);
+      const I cidx = detail::indexer_of<I>(c.u);
+      Kokkos::parallel_for("sweep::ocean::prolong", detail::tiled(space, 1, mf + 1, 1, mf + 1, 0, 0),
+                           detail::prolong_add_kernel<ExecSpace, I>{u.data(), c.u.data(), fidx, cidx, ratio});
+    });
+    smooth(space, u, f, m_options.post_sweeps);
+  }
+
+  helmholtz m_problem;
+  multigrid_options m_options;
+  std::vector<level> m_levels;
+};
+
+}  // namespace sweep::ocean
