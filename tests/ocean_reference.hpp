@@ -32,7 +32,7 @@ inline sweep_measures red_black_reference(field& u, const field& f, std::int64_t
         const std::int64_t p = i * n + j;
         const double old = u[p];
         const double gs = (u[p - n] + u[p + n] + u[p - 1] + u[p + 1] + h2 * f[p]) * inv_diag;
-        const double next = old + omega * (gs - old);
+        const double next = omega == 1.0 ? gs : old + omega * (gs - old);
         u[p] = next;
         m.max = std::max(m.max, std::abs(next - old));
         sum += (next - old) * (next - old);

@@ -57,7 +57,7 @@ TEST_CASE_TEMPLATE("red-black and Jacobi sweeps and the residual equal the seque
       for (const auto& lay : layouts) {
         for (auto order : {so::schedule::fused, so::schedule::phased}) {
           for (std::int64_t strip : {0, 1, 2, 3, 7}) {
-            if (order == so::schedule::phased && strip != 0) continue;
+            if (order == so::schedule::phased && strip > 1) continue;
             CAPTURE(n);
             CAPTURE(lambda);
             CAPTURE(so::to_string(lay.kind));
@@ -68,7 +68,7 @@ TEST_CASE_TEMPLATE("red-black and Jacobi sweeps and the residual equal the seque
             auto f = make_grid<Space>(f0, n, lay);
             field ref = u0;
             so::sweep_options o;
-            o.omega = 1.3;
+            o.omega = (strip + int(order == so::schedule::phased)) % 2 == 0 ? 1.0 : 1.3;  // GS and SOR
             o.order = order;
             o.strip_rows = strip;
             o.measure = so::norm::max;

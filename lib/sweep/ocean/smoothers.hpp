@@ -20,6 +20,8 @@
 #pragma once
 
 #include <sweep/ocean/grid.hpp>
+#include <sweep/ocean/host_rows.hpp>
+#include <sweep/ocean/stencil.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -74,14 +76,6 @@ struct stencil_policy {
 
 namespace detail {
 
-struct stencil_coeffs {
-  double h2 = 0;        // h^2
-  double inv_diag = 0;  // 1 / (4 + lambda h^2)
-  double omega = 1;
-  double inv_h2 = 0;
-  double lambda = 0;
-};
-
 inline void check_problem(const helmholtz& p, const char* where) {
   sweep::detail::require(std::isfinite(p.lambda) && p.lambda >= 0, where, "lambda = ", p.lambda,
                          " must be finite and >= 0");
@@ -115,38 +109,6 @@ Indexer indexer_of(const grid<MemorySpace>& g) {
     return g.block_major();
 }
 
-/// Updates u(i, j) in place and returns the change.
-template <class View, class Indexer>
-KOKKOS_FORCEINLINE_FUNCTION double relax_point(const View& u, const View& f, const Indexer& idx, index_t i,
-                                               index_t j, const stencil_coeffs& c) {
-  const index_t p = idx(i, j);
-  const double old = u(p);
-  const double gs =
-      (u(idx(i - 1, j)) + u(idx(i + 1, j)) + u(idx(i, j - 1)) + u(idx(i, j + 1)) + c.h2 * f(p)) * c.inv_diag;
-  const double next = old + c.omega * (gs - old);
-  u(p) = next;
-  return next - old;
-}
-
-struct max_measure {
-  using reducer = Kokkos::Max<double>;
-  KOKKOS_FORCEINLINE_FUNCTION static void add(double& acc, double d) {
-    const double a = d < 0 ? -d : d;
-    acc = acc > a ? acc : a;
-  }
-  KOKKOS_FORCEINLINE_FUNCTION static void join(double& acc, double v) { acc = acc > v ? acc : v; }
-  KOKKOS_FORCEINLINE_FUNCTION static double identity() { return 0.0; }
-  static double finish(double v) { return v; }
-};
-
-struct l2_measure {
-  using reducer = Kokkos::Sum<double>;
-  KOKKOS_FORCEINLINE_FUNCTION static void add(double& acc, double d) { acc += d * d; }
-  KOKKOS_FORCEINLINE_FUNCTION static void join(double& acc, double v) { acc += v; }
-  KOKKOS_FORCEINLINE_FUNCTION static double identity() { return 0.0; }
-  static double finish(double v) { return std::sqrt(v); }
-};
-
 /// Relaxes every point of `color` in row i with the team's threads and
 /// folds the changes into acc (the same value on every thread).
 template <class Measure, class Member, class View, class Indexer>
@@ -162,6 +124,22 @@ KOKKOS_INLINE_FUNCTION void relax_row(const Member& team, const View& u, const V
   Measure::join(acc, row);
 }
 
+/// relax_row, or on a host space the pointer/AVX2 walk of host_rows.hpp.
+template <class Measure, class ExecSpace, class Member, class View, class Indexer>
+KOKKOS_INLINE_FUNCTION void relax_row_on(const Member& team, const View& u, const View& f, const Indexer& idx,
+                                         index_t i, int color, index_t interior, const stencil_coeffs& c,
+                                         double& acc, bool avx2) {
+  if constexpr (stencil_policy<ExecSpace>::host && stencil_policy<ExecSpace>::team_size == 1) {
+#if !defined(__CUDA_ARCH__)
+    (void)team;
+    host_relax_row<Measure>(u, f, idx, i, color, interior, c, acc, avx2);
+    return;
+#endif
+  }
+  (void)avx2;
+  relax_row<Measure>(team, u, f, idx, i, color, interior, c, acc);
+}
+
 /// Fused red-black, pass 1: one team per strip of rows [r0, r1): red row s
 /// then black row s - 1 for the strip's inner rows.
 template <class ExecSpace, class Indexer, class Measure>
@@ -172,16 +150,17 @@ struct rb_fused_strips {
   Indexer idx;
   stencil_coeffs c;
   index_t interior = 0, strip = 0;
+  bool avx2 = false;
 
   KOKKOS_INLINE_FUNCTION void operator()(const member& team, double& acc) const {
     const index_t r0 = 1 + index_t(team.league_rank()) * strip;
     const index_t r1 = r0 + strip < interior + 1 ? r0 + strip : interior + 1;
     double local = Measure::identity();
     for (index_t s = r0; s <= r1; ++s) {
-      if (s < r1) relax_row<Measure>(team, u, f, idx, s, 0, interior, c, local);
+      if (s < r1) relax_row_on<Measure, ExecSpace>(team, u, f, idx, s, 0, interior, c, local, avx2);
       team.team_barrier();
       if (s - 1 > r0 && s - 1 < r1 - 1) {
-        relax_row<Measure>(team, u, f, idx, s - 1, 1, interior, c, local);
+        relax_row_on<Measure, ExecSpace>(team, u, f, idx, s - 1, 1, interior, c, local, avx2);
         team.team_barrier();
       }
     }
@@ -198,6 +177,7 @@ struct rb_fused_edges {
   Indexer idx;
   stencil_coeffs c;
   index_t interior = 0, strip = 0;
+  bool avx2 = false;
 
   KOKKOS_INLINE_FUNCTION void operator()(const member& team, double& acc) const {
     const index_t s = team.league_rank() / 2;
@@ -206,7 +186,7 @@ struct rb_fused_edges {
     const index_t row = team.league_rank() % 2 == 0 ? r0 : r1 - 1;
     if (team.league_rank() % 2 == 1 && row == r0) return;  // one-row strip
     double local = Measure::identity();
-    relax_row<Measure>(team, u, f, idx, row, 1, interior, c, local);
+    relax_row_on<Measure, ExecSpace>(team, u, f, idx, row, 1, interior, c, local, avx2);
     Kokkos::single(Kokkos::PerTeam(team), [&]() { Measure::join(acc, local); });
   }
 };
@@ -299,8 +279,12 @@ double red_black(const ExecSpace& space, const grid<MemorySpace>& u, const grid<
     using P = stencil_policy<ExecSpace>;
     const index_t strip = o.strip_rows > 0 ? std::min(o.strip_rows, m) : P::strip_rows(space, m);
     const index_t strips = (m + strip - 1) / strip;
-    rb_fused_strips<ExecSpace, Indexer, Measure> pass1{u.data(), f.data(), idx, c, m, strip};
-    rb_fused_edges<ExecSpace, Indexer, Measure> pass2{u.data(), f.data(), idx, c, m, strip};
+    bool avx2 = false;
+#if SWEEP_HAVE_HOST_AVX2
+    avx2 = sweep::detail::host_has_avx2();
+#endif
+    rb_fused_strips<ExecSpace, Indexer, Measure> pass1{u.data(), f.data(), idx, c, m, strip, avx2};
+    rb_fused_edges<ExecSpace, Indexer, Measure> pass2{u.data(), f.data(), idx, c, m, strip, avx2};
     double a = Measure::identity(), b = Measure::identity();
     Kokkos::parallel_reduce("sweep::ocean::red_black_fused",
                             Kokkos::TeamPolicy<ExecSpace>(space, strips, P::team_size), pass1,

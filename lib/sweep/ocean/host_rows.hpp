@@ -1,0 +1,115 @@
+// Host fast path of a red-black row: one colour of row i, walked as
+// contiguous segments (the whole row in row-major storage, one tile row in
+// block-major), with plain pointers instead of the indexer and, where the
+// CPU has AVX2 (checked at run time), four points per step: the red and
+// black values of eight consecutive points are split with unpack/permute
+// and the new values blended back. Every lane performs the scalar
+// operations in the scalar order (no FMA contraction: the region is built
+// for AVX2 only), so the grids are bit-identical to the portable kernel.
+// The first and last point of each segment use the indexer (their left or
+// right neighbour lies in another tile).
+#pragma once
+
+#include <sweep/detail/host_simd_scan.hpp>
+#include <sweep/ocean/grid.hpp>
+#include <sweep/ocean/stencil.hpp>
+
+#include <algorithm>
+
+#include <type_traits>
+
+namespace sweep::ocean::detail {
+
+#if SWEEP_HAVE_HOST_AVX2
+#pragma GCC push_options
+#pragma GCC target("avx2")
+/// Updates row[k] for k = k0, k0 + 2, ... while k + 7 < len (four points per
+/// step); returns the first k not done. acc: running max (or sum of squares).
+/// Lanes hold the points k, k + 4, k + 2, k + 6 (the order unpacklo/hi give
+/// without crossing 128-bit halves); only the left neighbours need a
+/// cross-lane permute of the right ones, the first carried from the
+/// previous step (reloading it would read across the last store and stall
+/// store forwarding).
+template <bool L2, bool SOR>
+inline index_t relax_span_avx2(double* row, const double* up, const double* dn, const double* f, index_t k0,
+                               index_t len, double h2, double inv_diag, double omega, double& acc) {
+  const __m256d vh2 = _mm256_set1_pd(h2), vinv = _mm256_set1_pd(inv_diag), vom = _mm256_set1_pd(omega);
+  const __m256d sign = _mm256_set1_pd(-0.0);
+  __m256d vacc = _mm256_setzero_pd();
+  index_t k = k0;
+  __m256d carry = _mm256_set1_pd(row[k - 1]);
+  for (; k + 7 < len; k += 8) {
+    const __m256d x = _mm256_loadu_pd(row + k), y = _mm256_loadu_pd(row + k + 4);
+    const __m256d old = _mm256_unpacklo_pd(x, y);    // k, k+4, k+2, k+6
+    const __m256d right = _mm256_unpackhi_pd(x, y);  // k+1, k+5, k+3, k+7
+    const __m256d left = _mm256_blend_pd(_mm256_permute4x64_pd(right, 0x48), carry, 0x1);  // k-1, k+3, k+1, k+5
+    carry = _mm256_permute4x64_pd(right, 0xFF);
+    const __m256d u_up = _mm256_unpacklo_pd(_mm256_loadu_pd(up + k), _mm256_loadu_pd(up + k + 4));
+    const __m256d u_dn = _mm256_unpacklo_pd(_mm256_loadu_pd(dn + k), _mm256_loadu_pd(dn + k + 4));
+    const __m256d ff = _mm256_unpacklo_pd(_mm256_loadu_pd(f + k), _mm256_loadu_pd(f + k + 4));
+    const __m256d sum = _mm256_add_pd(_mm256_add_pd(_mm256_add_pd(_mm256_add_pd(u_up, u_dn), left), right),
+                                      _mm256_mul_pd(vh2, ff));
+    const __m256d gs = _mm256_mul_pd(sum, vinv);
+    __m256d next = gs;
+    if constexpr (SOR) next = _mm256_add_pd(old, _mm256_mul_pd(vom, _mm256_sub_pd(gs, old)));
+    const __m256d d = _mm256_sub_pd(next, old);
+    if constexpr (L2)
+      vacc = _mm256_add_pd(vacc, _mm256_mul_pd(d, d));
+    else
+      vacc = _mm256_max_pd(vacc, _mm256_andnot_pd(sign, d));
+    _mm256_storeu_pd(row + k, _mm256_unpacklo_pd(next, right));
+    _mm256_storeu_pd(row + k + 4, _mm256_unpackhi_pd(next, right));
+  }
+  alignas(32) double lanes[4];
+  _mm256_store_pd(lanes, vacc);
+  for (double l : lanes) {
+    if constexpr (L2)
+      acc += l;
+    else
+      acc = acc > l ? acc : l;
+  }
+  return k;
+}
+#pragma GCC pop_options
+#endif
+
+/// Relaxes colour `color` of row i (interior columns 1..m) on the host;
+/// folds the changes into acc with Measure.
+template <class Measure, class View, class Indexer>
+inline void host_relax_row(const View& u, const View& f, const Indexer& idx, index_t i, int color, index_t m,
+                           const stencil_coeffs& c, double& acc, bool avx2) {
+  constexpr bool l2 = std::is_same_v<Measure, l2_measure>;
+  index_t seg = m + 2;
+  if constexpr (std::is_same_v<Indexer, block_major_index>) seg = index_t(1) << idx.shift;
+  (void)avx2;
+  for (index_t ja = 1; ja <= m;) {
+    const index_t jb = std::min<index_t>((ja / seg + 1) * seg, m + 1);  // [ja, jb): one contiguous run
+    index_t j = ja + (((i + ja) ^ color) & 1);
+    if (j < jb && j == ja) {  // left neighbour may sit in another tile
+      Measure::add(acc, relax_point(u, f, idx, i, j, c));
+      j += 2;
+    }
+    double* row = &u(idx(i, ja));
+    const double* up = &u(idx(i - 1, ja));
+    const double* dn = &u(idx(i + 1, ja));
+    const double* fr = &f(idx(i, ja));
+    const index_t len = jb - ja;  // offsets k = j - ja in [0, len)
+    index_t k = j - ja;
+#if SWEEP_HAVE_HOST_AVX2
+    if (avx2)
+      k = c.omega == 1.0 ? relax_span_avx2<l2, false>(row, up, dn, fr, k, len, c.h2, c.inv_diag, c.omega, acc)
+                         : relax_span_avx2<l2, true>(row, up, dn, fr, k, len, c.h2, c.inv_diag, c.omega, acc);
+#endif
+    for (; k + 1 < len; k += 2) {  // right neighbour inside the run
+      const double old = row[k];
+      const double gs = (up[k] + dn[k] + row[k - 1] + row[k + 1] + c.h2 * fr[k]) * c.inv_diag;
+      const double next = c.omega == 1.0 ? gs : old + c.omega * (gs - old);
+      row[k] = next;
+      Measure::add(acc, next - old);
+    }
+    if (k < len) Measure::add(acc, relax_point(u, f, idx, i, ja + k, c));
+    ja = jb;
+  }
+}
+
+}  // namespace sweep::ocean::detail
