@@ -25,10 +25,11 @@ enum class layout { row_major, block_major };
 inline const char* to_string(layout l) { return l == layout::row_major ? "row_major" : "block_major"; }
 
 /// How a grid is stored: the layout and, for block-major, the tile edge
-/// (a power of two >= 2; smaller grids use min(tile, bit_ceil(n))).
+/// (a power of two >= 2; smaller grids use min(tile, bit_ceil(n))). The
+/// default tile (128 x 128 doubles, 128 KiB) fits a CPU core's L2.
 struct grid_layout {
   layout kind = layout::row_major;
-  index_t tile = 32;
+  index_t tile = 128;
 };
 
 /// (i, j) -> offset for row-major storage of an n x n grid.

@@ -20,6 +20,16 @@
 
 namespace sweep::ocean::detail {
 
+/// True when the host paths may use AVX2 (this CPU has it and the host
+/// compiler builds the AVX2 regions).
+inline bool host_avx2() {
+#if SWEEP_HAVE_HOST_AVX2
+  return sweep::detail::host_has_avx2();
+#else
+  return false;
+#endif
+}
+
 #if SWEEP_HAVE_HOST_AVX2
 #pragma GCC push_options
 #pragma GCC target("avx2")
@@ -70,8 +80,93 @@ inline index_t relax_span_avx2(double* row, const double* up, const double* dn, 
   }
   return k;
 }
+/// r[k] = f[k] - ((4 c - up - dn - left - right) / h^2 + lambda c) for k in
+/// [1, len - 1) (neighbours inside the run); returns the sum of r^2 and
+/// sets *done to the first k not done.
+inline double residual_span_avx2(const double* row, const double* up, const double* dn, const double* f,
+                                 double* r, index_t len, double inv_h2, double lambda, index_t* done) {
+  const __m256d four = _mm256_set1_pd(4.0), vih = _mm256_set1_pd(inv_h2), vl = _mm256_set1_pd(lambda);
+  __m256d acc = _mm256_setzero_pd();
+  index_t k = 1;
+  for (; k + 4 < len; k += 4) {
+    const __m256d cc = _mm256_loadu_pd(row + k);
+    __m256d t = _mm256_mul_pd(four, cc);
+    t = _mm256_sub_pd(t, _mm256_loadu_pd(up + k));
+    t = _mm256_sub_pd(t, _mm256_loadu_pd(dn + k));
+    t = _mm256_sub_pd(t, _mm256_loadu_pd(row + k - 1));
+    t = _mm256_sub_pd(t, _mm256_loadu_pd(row + k + 1));
+    t = _mm256_add_pd(_mm256_mul_pd(t, vih), _mm256_mul_pd(vl, cc));
+    const __m256d v = _mm256_sub_pd(_mm256_loadu_pd(f + k), t);
+    _mm256_storeu_pd(r + k, v);
+    acc = _mm256_add_pd(acc, _mm256_mul_pd(v, v));
+  }
+  alignas(32) double lanes[4];
+  _mm256_store_pd(lanes, acc);
+  *done = k;
+  return (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
+}
 #pragma GCC pop_options
 #endif
+
+/// Calls run(ja, jb) for the contiguous runs [ja, jb) that cover the
+/// interior columns 1..m of a row.
+template <class Indexer, class Run>
+inline void for_each_run(const Indexer& idx, index_t m, Run&& run) {
+  index_t seg = m + 2;
+  if constexpr (std::is_same_v<Indexer, block_major_index>) seg = index_t(1) << idx.shift;
+  (void)idx;
+  for (index_t ja = 1; ja <= m;) {
+    const index_t jb = std::min<index_t>((ja / seg + 1) * seg, m + 1);
+    run(ja, jb);
+    ja = jb;
+  }
+}
+
+/// Residual of row i on the host (0 on the ring); returns the row's sum of
+/// squares. Same arithmetic per point as the portable kernel.
+template <class View, class Indexer>
+inline double host_residual_row(const View& u, const View& f, const View& r, const Indexer& idx, index_t i,
+                                index_t n, const stencil_coeffs& c, bool avx2) {
+  const index_t m = n - 2;
+  auto point = [&](index_t j) {
+    const index_t p = idx(i, j);
+    const double au =
+        (4.0 * u(p) - u(idx(i - 1, j)) - u(idx(i + 1, j)) - u(idx(i, j - 1)) - u(idx(i, j + 1))) * c.inv_h2 +
+        c.lambda * u(p);
+    const double v = f(p) - au;
+    r(p) = v;
+    return v * v;
+  };
+  if (i == 0 || i == n - 1) {
+    for (index_t j = 0; j < n; ++j) r(idx(i, j)) = 0.0;
+    return 0.0;
+  }
+  r(idx(i, 0)) = 0.0;
+  r(idx(i, n - 1)) = 0.0;
+  double sum = 0;
+  (void)avx2;
+  for_each_run(idx, m, [&](index_t ja, index_t jb) {
+    const index_t len = jb - ja;
+    sum += point(ja);  // the run's first and last points may look into another tile
+    if (len > 1) sum += point(jb - 1);
+    const double* row = &u(idx(i, ja));
+    const double* up = &u(idx(i - 1, ja));
+    const double* dn = &u(idx(i + 1, ja));
+    const double* fr = &f(idx(i, ja));
+    double* rr = &r(idx(i, ja));
+    index_t k = 1;
+#if SWEEP_HAVE_HOST_AVX2
+    if (avx2) sum += residual_span_avx2(row, up, dn, fr, rr, len, c.inv_h2, c.lambda, &k);
+#endif
+    for (; k + 1 < len; ++k) {
+      const double au = (4.0 * row[k] - up[k] - dn[k] - row[k - 1] - row[k + 1]) * c.inv_h2 + c.lambda * row[k];
+      const double v = fr[k] - au;
+      rr[k] = v;
+      sum += v * v;
+    }
+  });
+  return sum;
+}
 
 /// Relaxes colour `color` of row i (interior columns 1..m) on the host;
 /// folds the changes into acc with Measure.
@@ -79,11 +174,8 @@ template <class Measure, class View, class Indexer>
 inline void host_relax_row(const View& u, const View& f, const Indexer& idx, index_t i, int color, index_t m,
                            const stencil_coeffs& c, double& acc, bool avx2) {
   constexpr bool l2 = std::is_same_v<Measure, l2_measure>;
-  index_t seg = m + 2;
-  if constexpr (std::is_same_v<Indexer, block_major_index>) seg = index_t(1) << idx.shift;
   (void)avx2;
-  for (index_t ja = 1; ja <= m;) {
-    const index_t jb = std::min<index_t>((ja / seg + 1) * seg, m + 1);  // [ja, jb): one contiguous run
+  for_each_run(idx, m, [&](index_t ja, index_t jb) {
     index_t j = ja + (((i + ja) ^ color) & 1);
     if (j < jb && j == ja) {  // left neighbour may sit in another tile
       Measure::add(acc, relax_point(u, f, idx, i, j, c));
@@ -108,8 +200,7 @@ inline void host_relax_row(const View& u, const View& f, const Indexer& idx, ind
       Measure::add(acc, next - old);
     }
     if (k < len) Measure::add(acc, relax_point(u, f, idx, i, ja + k, c));
-    ja = jb;
-  }
+  });
 }
 
 }  // namespace sweep::ocean::detail

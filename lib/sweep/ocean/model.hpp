@@ -170,7 +170,7 @@ void arakawa_jacobian(const ExecSpace& space, const grid<MemorySpace>& a, const 
   const index_t n = a.n();
   const double h = length / double(n - 1);
   visit_indexer(a, [&](auto idx) {
-    Kokkos::parallel_for("sweep::ocean::jacobian", detail::tiled(space, 0, n, 0, n, 0, 0),
+    Kokkos::parallel_for("sweep::ocean::jacobian", detail::tiled(space, idx, 0, n, 0, n),
                          detail::jacobian_kernel<ExecSpace, decltype(idx)>{a.data(), b.data(), out.data(), idx,
                                                                            1.0 / (12.0 * h * h), n});
   });
@@ -224,7 +224,7 @@ class qg_model {
     const index_t n = m_p.n;
     copy(m_space, m_q, q0);
     visit_indexer(m_q, [&](auto idx) {
-      Kokkos::parallel_for("sweep::ocean::model_ring", detail::tiled(m_space, 0, n, 0, n, 0, 0),
+      Kokkos::parallel_for("sweep::ocean::model_ring", detail::tiled(m_space, idx, 0, n, 0, n),
                            ring_zero<decltype(idx)>{m_q.data(), m_rhs.data(), idx, n});
     });
     Kokkos::deep_copy(m_space, m_psi.data(), 0.0);
@@ -249,7 +249,7 @@ class qg_model {
                                               m_q_filt.data(), m_rhs.data(), m_curl, idx, n, h,
                                               1.0 / (12.0 * h * h), 1.0 / (h * h), m_p.beta, m_p.friction, m_p.viscosity, m_p.deformation,
                                               first ? m_p.dt : 2.0 * m_p.dt, first ? 0.0 : m_p.robert};
-      Kokkos::parallel_for("sweep::ocean::tendency", detail::tiled(m_space, 0, n, 0, n, 0, 0), k);
+      Kokkos::parallel_for("sweep::ocean::tendency", detail::tiled(m_space, idx, 0, n, 0, n), k);
     });
     // q_prev <- filtered q, q <- q_next; psi_prev <- psi, then solve for psi.
     std::swap(m_q_prev, m_q_filt);

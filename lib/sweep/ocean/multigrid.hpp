@@ -22,6 +22,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -65,42 +66,67 @@ struct solve_status {
 
 namespace detail {
 
-/// Bilinear weights of fine point i on coarse points: s = i * ratio is the
-/// fine point's position in coarse index units.
-KOKKOS_FORCEINLINE_FUNCTION double hat(double d) {
-  const double a = d < 0 ? -d : d;
-  return a < 1.0 ? 1.0 - a : 0.0;
-}
+/// Grid transfer between a fine level (mf interior points per side) and
+/// the next coarser one (mc = mf / 2). Fine point i sits at s = i * ratio
+/// in coarse index units, ratio = (mc + 1) / (mf + 1). Prolongation takes
+/// base(i) = floor(s) and t(i) = s - base; restriction, its adjoint scaled
+/// by ratio per dimension, gathers at most 4 fine points per dimension,
+/// stored as 5 weights from first(I) (zero outside the footprint).
+template <class MemorySpace>
+struct transfer_tables {
+  static constexpr int width = 5;
+  Kokkos::View<index_t*, MemorySpace> first, base;
+  Kokkos::View<double* [width], MemorySpace> weight;
+  Kokkos::View<double*, MemorySpace> t;
+
+  transfer_tables() = default;
+  transfer_tables(index_t mf, index_t mc)
+      : first("sweep::ocean::restrict_first", mc + 2), base("sweep::ocean::prolong_base", mf + 2),
+        weight("sweep::ocean::restrict_weight", mc + 2), t("sweep::ocean::prolong_t", mf + 2) {
+    const double ratio = double(mc + 1) / double(mf + 1);
+    auto hf = Kokkos::create_mirror_view(first);
+    auto hw = Kokkos::create_mirror_view(weight);
+    auto hb = Kokkos::create_mirror_view(base);
+    auto ht = Kokkos::create_mirror_view(t);
+    for (index_t I = 0; I < mc + 2; ++I) {
+      const index_t lo = std::clamp<index_t>(index_t(double(std::max<index_t>(I - 1, 0)) / ratio), 0, mf + 1 - (width - 1));
+      hf(I) = lo;
+      for (int a = 0; a < width; ++a) {
+        const index_t i = lo + a;
+        const double d = std::abs(double(i) * ratio - double(I));
+        hw(I, a) = (i >= 1 && i <= mf && d < 1.0) ? ratio * (1.0 - d) : 0.0;
+      }
+    }
+    for (index_t i = 0; i < mf + 2; ++i) {
+      const double si = double(i) * ratio;
+      hb(i) = index_t(si);
+      ht(i) = si - double(hb(i));
+    }
+    Kokkos::deep_copy(first, hf);
+    Kokkos::deep_copy(weight, hw);
+    Kokkos::deep_copy(base, hb);
+    Kokkos::deep_copy(t, ht);
+  }
+};
 
 template <class ExecSpace, class Indexer>
 struct restrict_kernel {
   using view = Kokkos::View<double*, typename ExecSpace::memory_space>;
   view fine, coarse;
   Indexer fidx, cidx;
-  index_t mf = 0;
-  double ratio = 0.5;  // (mc + 1) / (mf + 1)
-
-  // Fine points within one coarse spacing of coarse point I.
-  KOKKOS_INLINE_FUNCTION index_t lower(index_t I) const {
-    const index_t i = index_t(double(I - 1) / ratio);
-    return i > 1 ? i : 1;
-  }
-  KOKKOS_INLINE_FUNCTION index_t upper(index_t I) const {
-    const index_t i = index_t(double(I + 1) / ratio) + 1;
-    return i < mf ? i : mf;
-  }
+  transfer_tables<typename ExecSpace::memory_space> tab;
 
   KOKKOS_INLINE_FUNCTION void operator()(const index_t I, const index_t J) const {
-    const index_t i0 = lower(I), i1 = upper(I), j0 = lower(J), j1 = upper(J);
+    const index_t i0 = tab.first(I), j0 = tab.first(J);
     double sum = 0;
-    for (index_t i = i0; i <= i1; ++i) {
-      const double wi = hat(double(i) * ratio - double(I));
+    for (int a = 0; a < tab.width; ++a) {
+      const double wi = tab.weight(I, a);
       if (wi == 0.0) continue;
       double row = 0;
-      for (index_t j = j0; j <= j1; ++j) row += hat(double(j) * ratio - double(J)) * fine(fidx(i, j));
+      for (int b = 0; b < tab.width; ++b) row += tab.weight(J, b) * fine(fidx(i0 + a, j0 + b));
       sum += wi * row;
     }
-    coarse(cidx(I, J)) = ratio * ratio * sum;
+    coarse(cidx(I, J)) = sum;
   }
 };
 
@@ -109,12 +135,11 @@ struct prolong_add_kernel {
   using view = Kokkos::View<double*, typename ExecSpace::memory_space>;
   view fine, coarse;
   Indexer fidx, cidx;
-  double ratio = 0.5;
+  transfer_tables<typename ExecSpace::memory_space> tab;
 
   KOKKOS_INLINE_FUNCTION void operator()(const index_t i, const index_t j) const {
-    const double si = double(i) * ratio, sj = double(j) * ratio;
-    const index_t I = index_t(si), J = index_t(sj);
-    const double ti = si - double(I), tj = sj - double(J);
+    const index_t I = tab.base(i), J = tab.base(j);
+    const double ti = tab.t(i), tj = tab.t(j);
     const double e = (1.0 - ti) * ((1.0 - tj) * coarse(cidx(I, J)) + tj * coarse(cidx(I, J + 1))) +
                      ti * ((1.0 - tj) * coarse(cidx(I + 1, J)) + tj * coarse(cidx(I + 1, J + 1)));
     fine(fidx(i, j)) += e;
@@ -149,7 +174,9 @@ class multigrid {
       const bool finest = m_levels.empty();
       m_levels.push_back(level{finest ? grid_type() : grid_type("sweep::ocean::mg_u" + l, nl, options.layout),
                                finest ? grid_type() : grid_type("sweep::ocean::mg_f" + l, nl, options.layout),
-                               grid_type("sweep::ocean::mg_r" + l, nl, options.layout)});
+                               grid_type("sweep::ocean::mg_r" + l, nl, options.layout),
+                               m >= 4 ? detail::transfer_tables<memory_space>(m, m / 2)
+                                      : detail::transfer_tables<memory_space>()});
     }
   }
 
@@ -205,6 +232,7 @@ class multigrid {
  private:
   struct level {
     grid_type u, f, r;
+    detail::transfer_tables<memory_space> to_coarser;  // empty on the coarsest level
   };
 
   void check(const grid_type& u, const grid_type& f, const char* where) const {
@@ -218,7 +246,7 @@ class multigrid {
     double sum = 0;
     visit_indexer(f, [&](auto idx) {
       Kokkos::parallel_reduce(
-          "sweep::ocean::rhs_norm", detail::tiled(space, 1, n - 1, 1, n - 1, 0, 0),
+          "sweep::ocean::rhs_norm", detail::tiled(space, idx, 1, n - 1, 1, n - 1),
           detail::interior_sum_squares<ExecSpace, decltype(idx)>{d, idx}, Kokkos::Sum<double>(sum));
     });
     return std::sqrt(sum);
@@ -240,20 +268,20 @@ class multigrid {
     detail::residual_unchecked(space, u, f, r, m_problem);
     const level& c = m_levels[l + 1];
     const index_t mf = u.interior(), mc = c.u.interior();
-    const double ratio = double(mc + 1) / double(mf + 1);
+    const auto& tab = m_levels[l].to_coarser;
     visit_indexer(u, [&](auto fidx) {
       using I = decltype(fidx);
       const I cidx = detail::indexer_of<I>(c.u);
-      Kokkos::parallel_for("sweep::ocean::restrict", detail::tiled(space, 1, mc + 1, 1, mc + 1, 0, 0),
-                           detail::restrict_kernel<ExecSpace, I>{r.data(), c.f.data(), fidx, cidx, mf, ratio});
+      Kokkos::parallel_for("sweep::ocean::restrict", detail::tiled(space, cidx, 1, mc + 1, 1, mc + 1),
+                           detail::restrict_kernel<ExecSpace, I>{r.data(), c.f.data(), fidx, cidx, tab});
     });
     Kokkos::deep_copy(space, c.u.data(), 0.0);
     cycle(space, l + 1, c.u, c.f);
     visit_indexer(u, [&](auto fidx) {
       using I = decltype(fidx);
       const I cidx = detail::indexer_of<I>(c.u);
-      Kokkos::parallel_for("sweep::ocean::prolong", detail::tiled(space, 1, mf + 1, 1, mf + 1, 0, 0),
-                           detail::prolong_add_kernel<ExecSpace, I>{u.data(), c.u.data(), fidx, cidx, ratio});
+      Kokkos::parallel_for("sweep::ocean::prolong", detail::tiled(space, fidx, 1, mf + 1, 1, mf + 1),
+                           detail::prolong_add_kernel<ExecSpace, I>{u.data(), c.u.data(), fidx, cidx, tab});
     });
     smooth(space, u, f, m_options.post_sweeps);
   }

@@ -262,12 +262,25 @@ struct interior_sum_squares {
   }
 };
 
-template <class ExecSpace>
-Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>> tiled(const ExecSpace& space, index_t i0, index_t i1,
-                                                        index_t j0, index_t j1, index_t tr, index_t tc) {
+/// Static 2D tiles over [i0, i1) x [j0, j1): the given tile, else one
+/// storage tile (block-major, on the host), else the space's default.
+/// `col_scale` divides the column tile (the red-black passes iterate over
+/// half columns).
+template <class ExecSpace, class Indexer>
+Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>> tiled(const ExecSpace& space, const Indexer& idx, index_t i0,
+                                                        index_t i1, index_t j0, index_t j1, index_t tr = 0,
+                                                        index_t tc = 0, index_t col_scale = 1) {
   using P = stencil_policy<ExecSpace>;
-  return Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>(
-      space, {i0, j0}, {i1, j1}, {tr > 0 ? tr : P::tile_rows, tc > 0 ? tc : P::tile_cols});
+  index_t dr = P::tile_rows, dc = P::tile_cols;
+  if constexpr (std::is_same_v<Indexer, block_major_index> && P::host) {
+    dr = index_t(1) << idx.shift;
+    dc = std::max<index_t>(1, dr / col_scale);
+  } else {
+    (void)idx;
+    (void)col_scale;
+  }
+  return Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>(space, {i0, j0}, {i1, j1},
+                                                           {tr > 0 ? tr : dr, tc > 0 ? tc : dc});
 }
 
 template <class Measure, class ExecSpace, class MemorySpace, class Indexer>
@@ -279,10 +292,7 @@ double red_black(const ExecSpace& space, const grid<MemorySpace>& u, const grid<
     using P = stencil_policy<ExecSpace>;
     const index_t strip = o.strip_rows > 0 ? std::min(o.strip_rows, m) : P::strip_rows(space, m);
     const index_t strips = (m + strip - 1) / strip;
-    bool avx2 = false;
-#if SWEEP_HAVE_HOST_AVX2
-    avx2 = sweep::detail::host_has_avx2();
-#endif
+    const bool avx2 = host_avx2();
     rb_fused_strips<ExecSpace, Indexer, Measure> pass1{u.data(), f.data(), idx, c, m, strip, avx2};
     rb_fused_edges<ExecSpace, Indexer, Measure> pass2{u.data(), f.data(), idx, c, m, strip, avx2};
     double a = Measure::identity(), b = Measure::identity();
@@ -298,7 +308,7 @@ double red_black(const ExecSpace& space, const grid<MemorySpace>& u, const grid<
     for (int color = 0; color < 2; ++color) {
       double a = Measure::identity();
       Kokkos::parallel_reduce(color == 0 ? "sweep::ocean::red_black_red" : "sweep::ocean::red_black_black",
-                              tiled(space, 1, m + 1, 0, m / 2, o.tile_rows, o.tile_cols),
+                              tiled(space, idx, 1, m + 1, 0, m / 2, o.tile_rows, o.tile_cols, 2),
                               rb_phase<ExecSpace, Indexer, Measure>{u.data(), f.data(), idx, c, color},
                               typename Measure::reducer(a));
       Measure::join(total, a);
@@ -317,6 +327,25 @@ double red_black_unchecked(const ExecSpace& space, const grid<MemorySpace>& u, c
   });
 }
 
+/// Host residual: one row per iteration through host_residual_row.
+template <class ExecSpace, class Indexer>
+struct residual_rows {
+  using view = Kokkos::View<double*, typename ExecSpace::memory_space>;
+  view u, f, r;
+  Indexer idx;
+  stencil_coeffs c;
+  index_t n = 0;
+  bool avx2 = false;
+  KOKKOS_INLINE_FUNCTION void operator()(const index_t i, double& acc) const {
+#if !defined(__CUDA_ARCH__)
+    acc += host_residual_row(u, f, r, idx, i, n, c, avx2);
+#else
+    (void)i;
+    (void)acc;
+#endif
+  }
+};
+
 template <class ExecSpace, class MemorySpace>
 double residual_unchecked(const ExecSpace& space, const grid<MemorySpace>& u, const grid<MemorySpace>& f,
                           const grid<MemorySpace>& r, const helmholtz& p) {
@@ -325,9 +354,16 @@ double residual_unchecked(const ExecSpace& space, const grid<MemorySpace>& u, co
   double sum = 0;
   visit_indexer(u, [&](auto idx) {
     using I = decltype(idx);
-    Kokkos::parallel_reduce("sweep::ocean::residual", tiled(space, 0, n, 0, n, 0, 0),
-                            residual_kernel<ExecSpace, I>{u.data(), f.data(), r.data(), idx, c, n},
-                            Kokkos::Sum<double>(sum));
+    if constexpr (stencil_policy<ExecSpace>::host) {
+      const bool avx2 = host_avx2();
+      Kokkos::parallel_reduce("sweep::ocean::residual", Kokkos::RangePolicy<ExecSpace>(space, 0, n),
+                              residual_rows<ExecSpace, I>{u.data(), f.data(), r.data(), idx, c, n, avx2},
+                              Kokkos::Sum<double>(sum));
+    } else {
+      Kokkos::parallel_reduce("sweep::ocean::residual", tiled(space, idx, 0, n, 0, n),
+                              residual_kernel<ExecSpace, I>{u.data(), f.data(), r.data(), idx, c, n},
+                              Kokkos::Sum<double>(sum));
+    }
   });
   return std::sqrt(sum);
 }
@@ -377,7 +413,7 @@ double jacobi_sweep(const ExecSpace& space, const grid<MemorySpace>& u, const gr
   double total = 0;
   visit_indexer(u, [&](auto idx) {
     using I = decltype(idx);
-    auto policy = detail::tiled(space, 0, n, 0, n, options.tile_rows, options.tile_cols);
+    auto policy = detail::tiled(space, idx, 0, n, 0, n, options.tile_rows, options.tile_cols);
     if (options.measure == norm::max) {
       Kokkos::parallel_reduce("sweep::ocean::jacobi", policy,
                               detail::jacobi_kernel<ExecSpace, I, detail::max_measure>{u.data(), out.data(),
