@@ -1,0 +1,20 @@
+# cmake -DCOMMAND=<;-list> -DEXPECT_RC=<n> [-DEXPECT_REGEX=<re>] [-DEXPECT_FILES=<;-list>]
+#       [-DCLEAN_DIR=<dir>] -P SweepCheckCommand.cmake
+# Runs COMMAND and fails unless it exits with EXPECT_RC, its stdout+stderr
+# match EXPECT_REGEX and every file in EXPECT_FILES exists afterwards.
+if(CLEAN_DIR)
+  file(REMOVE_RECURSE "${CLEAN_DIR}")
+endif()
+execute_process(COMMAND ${COMMAND} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+set(all "${out}${err}")
+if(NOT rc STREQUAL "${EXPECT_RC}")
+  message(FATAL_ERROR "exit status ${rc}, expected ${EXPECT_RC}\n${all}")
+endif()
+if(DEFINED EXPECT_REGEX AND NOT all MATCHES "${EXPECT_REGEX}")
+  message(FATAL_ERROR "output does not match '${EXPECT_REGEX}':\n${all}")
+endif()
+foreach(f IN LISTS EXPECT_FILES)
+  if(NOT EXISTS "${f}")
+    message(FATAL_ERROR "missing ${f}\n${all}")
+  endif()
+endforeach()
