@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
       {"scan", tour::run_scan},
       {"segmented scan", tour::run_segmented},
       {"bitmask index", tour::run_bitmask},
+      {"ocean", tour::run_ocean},
   };
   std::vector<tour::row> rows;
   for (const auto& [name, run] : capabilities) {

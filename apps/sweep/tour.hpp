@@ -67,5 +67,6 @@ std::vector<row> run_copy(const options& opt);
 std::vector<row> run_scan(const options& opt);
 std::vector<row> run_segmented(const options& opt);
 std::vector<row> run_bitmask(const options& opt);
+std::vector<row> run_ocean(const options& opt);
 
 }  // namespace tour
