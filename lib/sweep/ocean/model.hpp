@@ -155,6 +155,19 @@ struct diagnostics_rows {
   }
 };
 
+/// q = 0 on the ring (free slip), rhs = -q everywhere.
+template <class ExecSpace, class Indexer>
+struct ring_and_rhs {
+  Kokkos::View<double*, typename ExecSpace::memory_space> q, rhs;
+  Indexer idx;
+  index_t n = 0;
+  KOKKOS_INLINE_FUNCTION void operator()(const index_t i, const index_t j) const {
+    const index_t p = idx(i, j);
+    if (i == 0 || j == 0 || i == n - 1 || j == n - 1) q(p) = 0.0;
+    rhs(p) = -q(p);
+  }
+};
+
 }  // namespace detail
 
 /// J(a, b) by Arakawa's scheme at interior points, 0 on the ring.
@@ -225,7 +238,7 @@ class qg_model {
     copy(m_space, m_q, q0);
     visit_indexer(m_q, [&](auto idx) {
       Kokkos::parallel_for("sweep::ocean::model_ring", detail::tiled(m_space, idx, 0, n, 0, n),
-                           ring_zero<decltype(idx)>{m_q.data(), m_rhs.data(), idx, n});
+                           detail::ring_and_rhs<ExecSpace, decltype(idx)>{m_q.data(), m_rhs.data(), idx, n});
     });
     Kokkos::deep_copy(m_space, m_psi.data(), 0.0);
     m_status = m_mg.solve(m_space, m_psi, m_rhs, m_p.solver);
@@ -285,18 +298,6 @@ class qg_model {
   }
 
  private:
-  template <class Indexer>
-  struct ring_zero {
-    Kokkos::View<double*, typename ExecSpace::memory_space> q, rhs;
-    Indexer idx;
-    index_t n;
-    KOKKOS_INLINE_FUNCTION void operator()(const index_t i, const index_t j) const {
-      const index_t p = idx(i, j);
-      if (i == 0 || j == 0 || i == n - 1 || j == n - 1) q(p) = 0.0;
-      rhs(p) = -q(p);
-    }
-  };
-
   static model_parameters checked(const model_parameters& p) {
     const char* where = "sweep::ocean::qg_model";
     detail::check_grid_size(p.n, where);
