@@ -9,6 +9,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <sstream>
 #include <stdexcept>
@@ -82,6 +83,16 @@ template <class A, class B>
 bool same_elements(const A& a, const B& b) {
   return static_cast<const void*>(a.data()) == static_cast<const void*>(b.data()) &&
          a.extent(0) == b.extent(0) && a.stride(0) == b.stride(0);
+}
+
+/// sqrt on host and device alike (Kokkos 3.4 has no Kokkos::sqrt; 4.x
+/// deprecates Kokkos::Experimental's).
+KOKKOS_INLINE_FUNCTION double square_root(double x) {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  return ::sqrt(x);
+#else
+  return std::sqrt(x);
+#endif
 }
 
 /// Number of threads (CPU) or concurrent lanes (GPU) an instance offers.

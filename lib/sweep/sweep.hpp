@@ -4,8 +4,12 @@
 
 #include <sweep/config.hpp>
 #include <sweep/core.hpp>
+#include <sweep/bitmask_index.hpp>
 #include <sweep/monoid.hpp>
+#include <sweep/nbody.hpp>
+#include <sweep/ocean.hpp>
 #include <sweep/scan.hpp>
 #include <sweep/scan_network.hpp>
 #include <sweep/segmented_scan.hpp>
+#include <sweep/sort.hpp>
 #include <sweep/team_scan.hpp>
