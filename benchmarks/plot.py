@@ -9,7 +9,8 @@ one panel per second-to-last field (the type), one bar per
 <impl>/<field>... row (Sweep blue, peers orange), and rows whose fields are
 `none/any` (copy, the plain scan) as vertical reference lines.
 
-bench_bitmask has its own figures (plot_bitmask.py).
+bench_bitmask and bench_ocean have their own figures (plot_bitmask.py,
+plot_ocean.py).
 
 usage: plot.py RESULT.json [...] [--counter NAME] [--out DIR]
 """
@@ -89,6 +90,12 @@ def figure(path, counter, out_dir):
 
         outs = plot_bitmask.figures(path if not out_dir else os.path.join(out_dir, os.path.basename(path)),
                                     context, rows, row_name)
+        return "\n".join(outs) or None
+    if rows and row_name(rows[0]).startswith("ocean/"):
+        import plot_ocean  # this suite has its own figures
+
+        outs = plot_ocean.figures(path if not out_dir else os.path.join(out_dir, os.path.basename(path)),
+                                  context, rows, row_name)
         return "\n".join(outs) or None
     if rows and single_size(rows):
         fig = bars(path, context, rows, counter, out_dir)
