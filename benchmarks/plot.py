@@ -9,8 +9,8 @@ one panel per second-to-last field (the type), one bar per
 <impl>/<field>... row (Sweep blue, peers orange), and rows whose fields are
 `none/any` (copy, the plain scan) as vertical reference lines.
 
-bench_bitmask and bench_ocean have their own figures (plot_bitmask.py,
-plot_ocean.py).
+bench_bitmask, bench_ocean, bench_galaxy and bench_raytrace have their own
+figures (plot_bitmask.py, plot_ocean.py, plot_galaxy.py, plot_raytrace.py).
 
 usage: plot.py RESULT.json [...] [--counter NAME] [--out DIR]
 """
@@ -83,19 +83,19 @@ def bars(path, context, rows, counter, out_dir):
     return fig
 
 
+# Suites with figures of their own: row prefix -> module.
+OWN_FIGURES = {"bitmask": "plot_bitmask", "ocean": "plot_ocean", "galaxy": "plot_galaxy", "raytrace": "plot_raytrace"}
+
+
 def figure(path, counter, out_dir):
     context, rows = load(path)
-    if rows and row_name(rows[0]).startswith("bitmask/"):
-        import plot_bitmask  # this suite has its own figures
+    suite = row_name(rows[0]).split("/")[0] if rows else ""
+    if suite in OWN_FIGURES:
+        import importlib  # this suite has its own figures
 
-        outs = plot_bitmask.figures(path if not out_dir else os.path.join(out_dir, os.path.basename(path)),
-                                    context, rows, row_name)
-        return "\n".join(outs) or None
-    if rows and row_name(rows[0]).startswith("ocean/"):
-        import plot_ocean  # this suite has its own figures
-
-        outs = plot_ocean.figures(path if not out_dir else os.path.join(out_dir, os.path.basename(path)),
-                                  context, rows, row_name)
+        module = importlib.import_module(OWN_FIGURES[suite])
+        outs = module.figures(path if not out_dir else os.path.join(out_dir, os.path.basename(path)),
+                              context, rows, row_name)
         return "\n".join(outs) or None
     if rows and single_size(rows):
         fig = bars(path, context, rows, counter, out_dir)

@@ -1,7 +1,8 @@
 # cmake -DCOMMAND=<;-list> -DEXPECT_RC=<n> [-DEXPECT_REGEX=<re>] [-DEXPECT_FILES=<;-list>]
-#       [-DCLEAN_DIR=<dir>] -P SweepCheckCommand.cmake
+#       [-DEXPECT_ABSENT=<;-list>] [-DCLEAN_DIR=<dir>] -P SweepCheckCommand.cmake
 # Runs COMMAND and fails unless it exits with EXPECT_RC, its stdout+stderr
-# match EXPECT_REGEX and every file in EXPECT_FILES exists afterwards.
+# match EXPECT_REGEX, every file in EXPECT_FILES exists afterwards and none
+# in EXPECT_ABSENT does.
 if(CLEAN_DIR)
   file(REMOVE_RECURSE "${CLEAN_DIR}")
 endif()
@@ -16,5 +17,10 @@ endif()
 foreach(f IN LISTS EXPECT_FILES)
   if(NOT EXISTS "${f}")
     message(FATAL_ERROR "missing ${f}\n${all}")
+  endif()
+endforeach()
+foreach(f IN LISTS EXPECT_ABSENT)
+  if(EXISTS "${f}")
+    message(FATAL_ERROR "${f} should not have been written\n${all}")
   endif()
 endforeach()

@@ -10,6 +10,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <string>
 
 int main(int argc, char** argv) {
   Kokkos::ScopeGuard kokkos(argc, argv);
@@ -31,6 +32,7 @@ int main(int argc, char** argv) {
       {"segmented scan", tour::run_segmented},
       {"bitmask index", tour::run_bitmask},
       {"ocean", tour::run_ocean},
+      {"galaxy", tour::run_galaxy},
   };
   std::vector<tour::row> rows;
   for (const auto& [name, run] : capabilities) {
@@ -44,9 +46,21 @@ int main(int argc, char** argv) {
   bool all = true;
   for (const auto& r : rows) {
     const double gbs = r.bytes / r.seconds * 1e-9;
-    std::printf("%-34s %12lld %10.3f %8.2f %7.2f  %-5s %s\n", r.capability.c_str(),
-                static_cast<long long>(r.size), r.seconds * 1e3, gbs, gbs / copy_gbs,
-                r.passed ? "pass" : "FAIL", r.note.c_str());
+    if (r.bytes > 0) {
+      std::printf("%-34s %12lld %10.3f %8.2f %7.2f  %-5s %s\n", r.capability.c_str(),
+                  static_cast<long long>(r.size), r.seconds * 1e3, gbs, gbs / copy_gbs,
+                  r.passed ? "pass" : "FAIL", r.note.c_str());
+    } else {
+      // Rows that are not bandwidth bound state their throughput, if any.
+      std::string detail = r.note;
+      if (r.items > 0) {
+        char rate[64];
+        std::snprintf(rate, sizeof rate, "%.3g %s/s; ", r.items / r.seconds, r.unit.c_str());
+        detail = rate + detail;
+      }
+      std::printf("%-34s %12lld %10.3f %8s %7s  %-5s %s\n", r.capability.c_str(), static_cast<long long>(r.size),
+                  r.seconds * 1e3, "-", "-", r.passed ? "pass" : "FAIL", detail.c_str());
+    }
     all = all && r.passed;
   }
   for (const auto& r : rows)

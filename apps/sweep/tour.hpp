@@ -23,7 +23,9 @@ struct row {
   std::string capability;
   std::int64_t size = 0;
   double seconds = 0;    // best of the timed runs
-  double bytes = 0;      // traffic model of one run
+  double bytes = 0;      // traffic model of one run (0: not bandwidth bound, see rate)
+  double items = 0;      // work items of one run, reported as a rate when bytes is 0
+  std::string unit;      // what an item is ("interactions", "rays")
   bool passed = false;   // checked against a reference
   std::string note;      // what was checked, or why it failed
   std::string figure;    // optional text picture printed after the table
@@ -68,5 +70,6 @@ std::vector<row> run_scan(const options& opt);
 std::vector<row> run_segmented(const options& opt);
 std::vector<row> run_bitmask(const options& opt);
 std::vector<row> run_ocean(const options& opt);
+std::vector<row> run_galaxy(const options& opt);
 
 }  // namespace tour

@@ -65,6 +65,19 @@ struct body_arrays {
 
   index_t size() const { return static_cast<index_t>(x.extent(0)); }
 
+  /// Copies every array of `other` (same size) into this one.
+  template <class ExecSpace>
+  void assign(const ExecSpace& space, const body_arrays& other) const {
+    sweep::detail::require(other.size() == size(), "sweep::nbody::body_arrays::assign", "sizes differ: ", size(),
+                           " vs ", other.size());
+    Kokkos::deep_copy(space, x, other.x), Kokkos::deep_copy(space, y, other.y), Kokkos::deep_copy(space, z, other.z);
+    Kokkos::deep_copy(space, vx, other.vx), Kokkos::deep_copy(space, vy, other.vy);
+    Kokkos::deep_copy(space, vz, other.vz), Kokkos::deep_copy(space, ax, other.ax);
+    Kokkos::deep_copy(space, ay, other.ay), Kokkos::deep_copy(space, az, other.az);
+    Kokkos::deep_copy(space, m, other.m), Kokkos::deep_copy(space, phi, other.phi);
+    Kokkos::deep_copy(space, cost, other.cost), Kokkos::deep_copy(space, id, other.id);
+  }
+
   /// Uploads checked host bodies; accelerations, potentials, costs start at 0.
   static body_arrays from_host(const std::vector<body>& b) {
     detail::check_bodies(b, "sweep::nbody::body_arrays");

@@ -6,8 +6,9 @@
 //                              1974 recipe, cut at 99.9% of the mass,
 //                              centre of mass at rest at the origin.
 //   colliding_disks(N, seed)   two rotating exponential disks (each half
-//                              the mass, a tenth of it in a central body)
-//                              on a prograde/inclined approach.
+//                              the mass, a tenth of it in a central body,
+//                              velocity dispersion a fifth of the circular
+//                              speed) on a prograde/inclined approach.
 //   uniform_cube(N, seed)      equal masses uniform in [-1, 1]^3 at rest
 //                              (a cold collapse).
 #pragma once
@@ -122,7 +123,12 @@ inline std::vector<body> colliding_disks(index_t n, std::uint64_t seed = 1) {
       const double r = radius[order[k]];
       inside += star_mass;
       const double v = r * std::sqrt(inside / std::pow(r * r + 0.05 * 0.05, 1.5));
-      s.vx = -v * s.y / std::max(r, 1e-12), s.vy = v * s.x / std::max(r, 1e-12);
+      // Rotation plus a dispersion of a fifth of the circular speed, which
+      // keeps the disk from fragmenting at once.
+      const double sigma = 0.2 * v;
+      s.vx = -v * s.y / std::max(r, 1e-12) + sigma * u.normal();
+      s.vy = v * s.x / std::max(r, 1e-12) + sigma * u.normal();
+      s.vz = 0.5 * sigma * u.normal();
     }
     disk.push_back(body{galaxy_mass * core_share, 0, 0, 0, 0, 0, 0});
     // Place: the second disk tilted 60 degrees about x; approach on a

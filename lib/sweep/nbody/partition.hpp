@@ -320,32 +320,60 @@ void apply(const ExecSpace& space, const partition<Mem>& p, body_arrays<Mem>& bo
 }
 
 /// Work of each partition (sum of its bodies' costs, bodies in partition
-/// order) and the imbalance max / mean.
+/// order), the imbalance max / mean, and a measure of locality: the mean
+/// number of runs of consecutive tree slots (Morton order) a partition's
+/// bodies form. 1 is a single compact zone of the tree (cost zones,
+/// static); ORB's boxes cut the Morton curve a few times; random
+/// assignment scatters a partition over about N / P runs.
 struct balance_report {
   std::vector<std::uint64_t> work;
   double imbalance = 1;
+  double runs = 1;
 };
 
 template <class ExecSpace, class Mem>
 balance_report measure_balance(const ExecSpace& space, const partition<Mem>& p, const body_arrays<Mem>& b) {
+  using Range = Kokkos::RangePolicy<ExecSpace>;
   const index_t n = b.size();
+  const int parts = p.parts();
   Kokkos::View<index_t*, Mem> prefix(Kokkos::view_alloc(Kokkos::WithoutInitializing, "sweep::nbody::work_prefix"),
                                      n + 1);
   const auto cost = b.cost;
   Kokkos::parallel_for(
-      "sweep::nbody::balance_work", Kokkos::RangePolicy<ExecSpace>(space, 0, n + 1),
+      "sweep::nbody::balance_work", Range(space, 0, n + 1),
       KOKKOS_LAMBDA(const index_t i) { prefix(i) = i < n ? index_t(cost(i)) : 0; });
   exclusive_scan("sweep::nbody::balance_scan", space, prefix, prefix, index_t(0));
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), prefix);
   balance_report r;
   double sum = 0, top = 0;
-  for (int q = 0; q < p.parts(); ++q) {
+  for (int q = 0; q < parts; ++q) {
     const auto wq = std::uint64_t(h(p.host_offsets[q + 1]) - h(p.host_offsets[q]));
     r.work.push_back(wq);
     sum += double(wq);
     top = std::max(top, double(wq));
   }
-  r.imbalance = sum > 0 ? top / (sum / p.parts()) : 1.0;
+  r.imbalance = sum > 0 ? top / (sum / parts) : 1.0;
+
+  // Runs: sort (partition, slot) pairs and count the breaks.
+  Kokkos::View<std::uint64_t*, Mem> keys(Kokkos::view_alloc(Kokkos::WithoutInitializing, "sweep::nbody::run_keys"), n);
+  Kokkos::View<std::int32_t*, Mem> order(Kokkos::view_alloc(Kokkos::WithoutInitializing, "sweep::nbody::run_order"), n);
+  const auto offsets = p.offsets;
+  const auto slots = p.slots;
+  Kokkos::parallel_for(
+      "sweep::nbody::run_keys", Range(space, 0, n), KOKKOS_LAMBDA(const index_t k) {
+        const index_t q = detail::lower_bound(offsets, parts + 1, k + 1) - 1;
+        const index_t slot = slots.extent(0) ? index_t(slots(k)) : k;
+        keys(k) = (std::uint64_t(q) << 32) | std::uint64_t(slot);
+      });
+  sort_permutation("sweep::nbody::run_sort", space, keys, order);
+  index_t breaks = 0;
+  Kokkos::parallel_reduce(
+      "sweep::nbody::run_breaks", Range(space, 1, n),
+      KOKKOS_LAMBDA(const index_t k, index_t& acc) { acc += keys(k) != keys(k - 1) + 1; }, breaks);
+  int occupied = 0;
+  for (int q = 0; q < parts; ++q) occupied += p.host_offsets[q + 1] > p.host_offsets[q];
+  // Partition boundaries are breaks too; each occupied partition has its first run.
+  r.runs = double(breaks + 1) / double(std::max(occupied, 1));
   return r;
 }
 

@@ -146,7 +146,7 @@ int default_partitions(const ExecSpace& space) {
   return sweep::detail::is_host_space_v<ExecSpace> ? c : std::max(1, c / detail::gravity_policy<ExecSpace>::team_size);
 }
 
-template <class ExecSpace>
+template <class ExecSpace = Kokkos::DefaultExecutionSpace>
 class simulation {
  public:
   using memory_space = typename ExecSpace::memory_space;
