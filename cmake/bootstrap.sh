@@ -56,6 +56,7 @@ debian_packages=(
   build-essential cmake ninja-build patch ca-certificates
   doctest-dev libbenchmark-dev libtbb-dev libthrust-dev libcli11-dev
   libstb-dev python3-matplotlib libsdsl-dev
+  libembree-dev libtinyobjloader-dev libcgal-demo
 )
 apt_updated=0
 apt_update_once() {
@@ -76,6 +77,29 @@ if [ "$kokkos_only" = 0 ]; then
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
   else
     log "Debian packages present"
+  fi
+fi
+
+# ------------------------------------------------------------------ meshes
+# The ray tracer's scenes: the Stanford bunny, the armadillo, the Chinese
+# dragon and the elephant from libcgal-demo's data archive, extracted once
+# into ${SWEEP_CACHE_DIR:-~/.cache/sweep}/meshes.
+mesh_dir=${SWEEP_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/sweep}/meshes
+cgal_data=/usr/share/doc/libcgal-dev/data.tar.gz
+if [ "$kokkos_only" = 0 ]; then
+  meshes=(bunny00.off armadillo.off ChineseDragon-10kv.off elephant.off)
+  missing_meshes=0
+  for m in "${meshes[@]}"; do [ -s "$mesh_dir/$m" ] || missing_meshes=1; done
+  if [ "$missing_meshes" = 1 ]; then
+    if [ -s "$cgal_data" ]; then
+      log "extracting meshes into $mesh_dir"
+      mkdir -p "$mesh_dir"
+      tar -xzf "$cgal_data" -C "$mesh_dir" --strip-components=2 $(printf 'data/meshes/%s ' "${meshes[@]}")
+    else
+      log "warning: $cgal_data not found; the ray tracer will only have its procedural scene"
+    fi
+  else
+    log "meshes present in $mesh_dir"
   fi
 fi
 

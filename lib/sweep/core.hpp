@@ -95,6 +95,22 @@ KOKKOS_INLINE_FUNCTION double square_root(double x) {
 #endif
 }
 
+/// cos and sin on host and device alike.
+KOKKOS_INLINE_FUNCTION double cosine(double x) {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  return ::cos(x);
+#else
+  return std::cos(x);
+#endif
+}
+KOKKOS_INLINE_FUNCTION double sine(double x) {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  return ::sin(x);
+#else
+  return std::sin(x);
+#endif
+}
+
 /// Number of threads (CPU) or concurrent lanes (GPU) an instance offers.
 template <class ExecSpace>
 int concurrency(const ExecSpace& space) {

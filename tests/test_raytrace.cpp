@@ -1,0 +1,222 @@
+// BVH traversal against brute force (same primitive, same distance) on
+// random scenes and rays, in every mode and packet size; packets equal
+// single rays exactly; BVH invariants (boxes contain their children and
+// triangles, every triangle in one leaf); refit; the watertight test on
+// shared edges and vertices.
+#include <sweep/raytrace.hpp>
+
+#include "raytrace_reference.hpp"
+#include "test_support.hpp"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+using namespace sweep_test;
+
+namespace {
+
+template <class Space>
+std::vector<rt::hit> trace_hits(const rt::bvh<Space>& tree, const std::vector<rt::ray>& rays, rt::trace_options opt,
+                                rt::trace_stats* stats = nullptr) {
+  auto d_rays = to_device<Space>(rays);
+  Kokkos::View<rt::hit*, typename Space::memory_space> hits("hits", rays.size());
+  const auto st = rt::intersect(Space(), tree, d_rays, hits, opt);
+  if (stats) *stats = st;
+  return to_host(hits);
+}
+
+template <class Space>
+std::vector<int> trace_occluded(const rt::bvh<Space>& tree, const std::vector<rt::ray>& rays, rt::trace_options opt) {
+  auto d_rays = to_device<Space>(rays);
+  Kokkos::View<int*, typename Space::memory_space> flags("flags", rays.size());
+  rt::occluded(Space(), tree, d_rays, flags, opt);
+  return to_host(flags);
+}
+
+bool same_hit(const rt::hit& a, const rt::hit& b) {
+  if (a.prim != b.prim) return false;
+  return a.prim < 0 || (a.t == b.t && a.u == b.u && a.v == b.v);
+}
+
+std::vector<rt::trace_options> all_modes() {
+  std::vector<rt::trace_options> out;
+  out.push_back({rt::trace_mode::single, 64, 0.5f, 2});
+  for (int size : {8, 16, 32, 64}) {
+    out.push_back({rt::trace_mode::packet, size, 0.5f, 2});
+    out.push_back({rt::trace_mode::automatic, size, 0.5f, 2});
+    out.push_back({rt::trace_mode::automatic, size, 1.0f, 4});  // compact eagerly
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("closest and any hits equal brute force in every mode", Space, SWEEP_TEST_SPACES) {
+  for (const auto& [triangles, size] : {std::pair<std::size_t, float>{1, 0.5f}, {5, 0.5f}, {300, 0.2f}, {5000, 0.05f}}) {
+    const auto m = random_soup(triangles, size, 100 + triangles);
+    CAPTURE(m.triangles.size());
+    const rt::bvh<Space> tree(Space(), m);
+    const auto rays = random_rays(m, 3000, 7 + triangles);
+    std::vector<rt::hit> ref(rays.size());
+    std::vector<int> ref_any(rays.size());
+    for (std::size_t i = 0; i < rays.size(); ++i) {
+      ref[i] = brute_force(m, rays[i]);
+      ref_any[i] = brute_force(m, rays[i], true).prim >= 0;
+    }
+    const auto hits_count = std::count_if(ref.begin(), ref.end(), [](const rt::hit& h) { return h.prim >= 0; });
+    CHECK(hits_count > 0);
+    for (const auto& opt : all_modes()) {
+      CAPTURE(std::string(rt::to_string(opt.mode)));
+      CAPTURE(opt.compact_below);
+      CAPTURE(opt.packet_size);
+      const auto got = trace_hits(tree, rays, opt);
+      std::size_t wrong = 0;
+      for (std::size_t i = 0; i < rays.size(); ++i) wrong += !same_hit(got[i], ref[i]);
+      CHECK(wrong == 0);
+      CHECK(trace_occluded(tree, rays, opt) == ref_any);
+    }
+  }
+}
+
+TEST_CASE_TEMPLATE("packets of primary rays from one origin equal single rays; reordering compacts them", Space,
+                   SWEEP_TEST_SPACES) {
+  const auto m = rt::procedural_scene(2);
+  const rt::bvh<Space> tree(Space(), m);
+  // A 64 x 64 pinhole camera, rays in 8 x 8 tiles.
+  std::vector<rt::ray> rays;
+  for (int ty = 0; ty < 8; ++ty)
+    for (int tx = 0; tx < 8; ++tx)
+      for (int y = 0; y < 8; ++y)
+        for (int x = 0; x < 8; ++x) {
+          const float px = (float(tx * 8 + x) + 0.5f) / 64 - 0.5f, py = (float(ty * 8 + y) + 0.5f) / 64 - 0.5f;
+          rays.push_back(rt::ray{{0, 2, 8}, {px * 1.2f, -0.25f - py * 1.2f, -1}, 0, __builtin_huge_valf()});
+        }
+  rt::trace_stats single_stats, packet_stats, auto_stats;
+  const auto single = trace_hits(tree, rays, {rt::trace_mode::single, 64, 0.5f, 2}, &single_stats);
+  const auto packet = trace_hits(tree, rays, {rt::trace_mode::packet, 64, 0.5f, 2}, &packet_stats);
+  const auto automatic = trace_hits(tree, rays, {rt::trace_mode::automatic, 64, 0.5f, 2}, &auto_stats);
+  std::size_t hits = 0, diff_packet = 0, diff_auto = 0;
+  for (std::size_t i = 0; i < rays.size(); ++i) {
+    hits += single[i].prim >= 0;
+    diff_packet += !same_hit(single[i], packet[i]);
+    diff_auto += !same_hit(single[i], automatic[i]);
+  }
+  CHECK(hits > rays.size() / 2);
+  CHECK(diff_packet == 0);
+  CHECK(diff_auto == 0);
+  CHECK(packet_stats.utilisation() > 0.0);
+  CHECK(packet_stats.utilisation() <= 1.0);
+  CHECK(packet_stats.compactions == 0);
+  CHECK(auto_stats.compactions + auto_stats.single_fallbacks > 0);
+  CHECK(auto_stats.utilisation() > packet_stats.utilisation());
+}
+
+TEST_CASE_TEMPLATE("BVH invariants: boxes contain children and triangles, leaves hold every triangle once", Space,
+                   SWEEP_TEST_SPACES) {
+  for (std::size_t n : {1ul, 2ul, 5ul, 1000ul, 30000ul}) {
+    CAPTURE(n);
+    const auto m = random_soup(n, 0.05f, n);
+    for (int max_leaf : {1, 4}) {
+      rt::bvh_options o;
+      o.max_leaf = max_leaf;
+      const rt::bvh<Space> tree(Space(), m, o);
+      const auto nodes = to_host(tree.nodes());
+      const auto tris = to_host(tree.triangles());
+      const auto ids = to_host(tree.primitive_ids());
+      std::vector<int> seen(m.triangles.size(), 0);
+      bool contain = true, leaf_size = true;
+      for (const auto& nd : nodes) {
+        const rt::aabb box{nd.lo, nd.hi};
+        if (nd.leaf()) {
+          leaf_size = leaf_size && nd.count() <= max_leaf;
+          for (int k = nd.first; k < nd.first + nd.count(); ++k) {
+            ++seen[std::size_t(ids[std::size_t(k)])];
+            rt::aabb tb;
+            tb.grow(tris[std::size_t(k)].a), tb.grow(tris[std::size_t(k)].b), tb.grow(tris[std::size_t(k)].c);
+            contain = contain && box.contains(tb);
+          }
+        } else {
+          contain = contain && box.contains({nodes[std::size_t(nd.first)].lo, nodes[std::size_t(nd.first)].hi}) &&
+                    box.contains({nodes[std::size_t(nd.first) + 1].lo, nodes[std::size_t(nd.first) + 1].hi});
+        }
+      }
+      CHECK(std::all_of(seen.begin(), seen.end(), [](int s) { return s == 1; }));
+      CHECK(contain);
+      CHECK(leaf_size);
+      CHECK(tree.depth() <= 64);
+      // Leaf-order triangles are the mesh's.
+      bool same = true;
+      for (std::size_t k = 0; k < tris.size(); ++k) {
+        const auto& t = m.triangles[std::size_t(ids[k])];
+        same = same && tris[k].a.x == m.vertices[std::size_t(t[0])].x && tris[k].c.z == m.vertices[std::size_t(t[2])].z;
+      }
+      CHECK(same);
+      // 4-wide nodes: every slot's box contains what it points to.
+      const auto wide = to_host(tree.wide_nodes());
+      bool wide_ok = true;
+      std::size_t wide_tris = 0;
+      for (const auto& w : wide)
+        for (int c = 0; c < 4; ++c) {
+          if (w.count[c] < 0) continue;
+          const rt::aabb slot{{w.lo_x[c], w.lo_y[c], w.lo_z[c]}, {w.hi_x[c], w.hi_y[c], w.hi_z[c]}};
+          if (w.count[c] > 0) {
+            wide_tris += std::size_t(w.count[c]);
+            for (int k = w.child[c]; k < w.child[c] + w.count[c]; ++k) {
+              rt::aabb tb;
+              tb.grow(tris[std::size_t(k)].a), tb.grow(tris[std::size_t(k)].b), tb.grow(tris[std::size_t(k)].c);
+              wide_ok = wide_ok && slot.contains(tb);
+            }
+          } else {
+            const auto& ch = wide[std::size_t(w.child[c])];
+            for (int g = 0; g < 4; ++g)
+              if (ch.count[g] >= 0)
+                wide_ok = wide_ok && slot.contains({{ch.lo_x[g], ch.lo_y[g], ch.lo_z[g]}, {ch.hi_x[g], ch.hi_y[g], ch.hi_z[g]}});
+          }
+        }
+      CHECK(wide_ok);
+      CHECK(wide_tris == m.triangles.size());
+    }
+  }
+}
+
+TEST_CASE_TEMPLATE("refit after moving the vertices gives the hits of a fresh build", Space, SWEEP_TEST_SPACES) {
+  auto m = random_soup(2000, 0.05f, 77);
+  rt::bvh<Space> tree(Space(), m);
+  for (auto& v : m.vertices) v = rt::vec3f{v.x * 1.3f + 0.2f * v.y, v.y - 0.4f * v.z * v.z, v.z + 0.1f};
+  tree.refit(Space(), m.vertices);
+  const rt::bvh<Space> fresh(Space(), m);
+  const auto rays = random_rays(m, 2000, 78);
+  const auto a = trace_hits(tree, rays, {rt::trace_mode::single, 64, 0.5f, 2});
+  const auto b = trace_hits(fresh, rays, {rt::trace_mode::automatic, 32, 0.5f, 2});
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < rays.size(); ++i) wrong += !same_hit(a[i], b[i]) || !same_hit(a[i], brute_force(m, rays[i]));
+  CHECK(wrong == 0);
+  CHECK_THROWS_AS(tree.refit(Space(), std::vector<rt::vec3f>(5)), std::invalid_argument);
+}
+
+TEST_CASE("the watertight test: rays through a shared edge or vertex never slip through") {
+  // Two triangles sharing the diagonal (0,0)-(1,1) of the unit square, and
+  // a fan of six around the origin.
+  rt::mesh m;
+  m.vertices = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}};
+  m.add_triangle(0, 1, 2);
+  m.add_triangle(0, 2, 3);
+  int missed = 0;
+  for (int k = 1; k < 1000; ++k) {
+    const float s = float(k) / 1000;
+    // Straight down onto the diagonal, and obliquely through it.
+    for (const rt::ray& r : {rt::ray{{s, s, 1}, {0, 0, -1}, 0, 10}, rt::ray{{s - 0.3f, s + 0.2f, 1}, {0.3f, -0.2f, -1}, 0, 10}})
+      missed += brute_force(m, r).prim < 0;
+  }
+  CHECK(missed == 0);
+  rt::mesh fan;
+  fan.vertices.push_back({0, 0, 0});
+  for (int j = 0; j < 6; ++j) fan.vertices.push_back({std::cos(float(j) * 1.0471976f), std::sin(float(j) * 1.0471976f), 0});
+  for (int j = 0; j < 6; ++j) fan.add_triangle(0, 1 + j, 1 + (j + 1) % 6);
+  for (const rt::ray& r : {rt::ray{{0, 0, 1}, {0, 0, -1}, 0, 10}, rt::ray{{0.5f, -0.25f, 1}, {-0.5f, 0.25f, -1}, 0, 10}}) {
+    const auto h = brute_force(fan, r);
+    CHECK(h.prim >= 0);
+    CHECK(h.t == doctest::Approx(1.0).epsilon(1e-6));
+  }
+}
