@@ -154,6 +154,7 @@ TEST_CASE_TEMPLATE("BVH invariants: boxes contain children and triangles, leaves
       CHECK(same);
       // 4-wide nodes: every slot's box contains what it points to.
       const auto wide = to_host(tree.wide_nodes());
+      const auto blocks = to_host(tree.triangle_blocks());
       bool wide_ok = true;
       std::size_t wide_tris = 0;
       for (const auto& w : wide)
@@ -162,10 +163,13 @@ TEST_CASE_TEMPLATE("BVH invariants: boxes contain children and triangles, leaves
           const rt::aabb slot{{w.lo_x[c], w.lo_y[c], w.lo_z[c]}, {w.hi_x[c], w.hi_y[c], w.hi_z[c]}};
           if (w.count[c] > 0) {
             wide_tris += std::size_t(w.count[c]);
-            for (int k = w.child[c]; k < w.child[c] + w.count[c]; ++k) {
+            for (int k = 0; k < w.count[c]; ++k) {
+              const auto& blk = blocks[std::size_t(w.child[c] + k / 4)];
+              const int lane = k % 4;
               rt::aabb tb;
-              tb.grow(tris[std::size_t(k)].a), tb.grow(tris[std::size_t(k)].b), tb.grow(tris[std::size_t(k)].c);
-              wide_ok = wide_ok && slot.contains(tb);
+              tb.grow(rt::vec3f{blk.ax[lane], blk.ay[lane], blk.az[lane]}), tb.grow(rt::vec3f{blk.bx[lane], blk.by[lane], blk.bz[lane]});
+              tb.grow(rt::vec3f{blk.cx[lane], blk.cy[lane], blk.cz[lane]});
+              wide_ok = wide_ok && slot.contains(tb) && blk.prim[lane] >= 0;
             }
           } else {
             const auto& ch = wide[std::size_t(w.child[c])];

@@ -15,14 +15,16 @@
 //      boxes come from the bins.
 // Nodes are stored level by level, siblings adjacent; triangles are copied
 // into leaf order. `refit` recomputes the boxes bottom up after the
-// vertices move (same topology). The 4-wide BVH takes the binary nodes at
-// even depths as its nodes and their grandchildren (or leaf children) as
-// its up to four children: one parallel pass and a scan.
+// vertices move (same topology). The 4-wide BVH collects under each of
+// its nodes the four largest-area descendants (greedy:
+// open the largest inner child until there are four), top down one level
+// at a time with a scan placing the next level.
 //
 // Layouts: binary nodes are 32 bytes (box, first child or triangle, count
 // and split axis); 4-wide nodes 128 bytes (the four boxes as structure of
-// arrays, children, counts). Leaves reference ranges of the leaf-order
-// triangles.
+// arrays, children, counts). Binary leaves reference ranges of the
+// leaf-order triangles, 4-wide leaves runs of triangle blocks (four
+// triangles as structure of arrays, tested together).
 #pragma once
 
 #include <sweep/raytrace/geometry.hpp>
@@ -50,11 +52,19 @@ struct bvh_node {
 };
 
 /// A 4-wide node. Slot c: count[c] == 0 an inner node child[c], count[c] > 0
-/// a leaf of triangles [child[c], child[c] + count[c]), count[c] < 0 empty.
+/// a leaf of count[c] triangles in the triangle blocks from child[c] on,
+/// count[c] < 0 empty.
 struct bvh4_node {
   float lo_x[4], lo_y[4], lo_z[4], hi_x[4], hi_y[4], hi_z[4];
   std::int32_t child[4];
   std::int32_t count[4];
+};
+
+/// Up to four triangles of a 4-wide leaf as structure of arrays (one
+/// leaf's triangles fill consecutive blocks); prim -1 pads.
+struct triangle_block {
+  float ax[4], ay[4], az[4], bx[4], by[4], bz[4], cx[4], cy[4], cz[4];
+  std::int32_t prim[4];
 };
 
 struct bvh_options {
@@ -305,42 +315,105 @@ struct refit_level {
   }
 };
 
-/// The 4-wide node made from binary node `n` (an inner node at even depth).
+/// Greedy collapse, step 1: the up-to-four binary nodes under wide node
+/// lo + k: its binary node's children, then repeatedly the inner node of
+/// largest surface area replaced by its two children.
 template <class Mem>
-struct collapse_node {
+struct pick_children {
   Kokkos::View<const bvh_node*, Mem> nodes;
-  Kokkos::View<const std::int32_t*, Mem> wide_index;  // per binary node: its 4-wide index (inner, even depth)
+  Kokkos::View<const std::int32_t*, Mem> source;   // binary node of each wide node
+  Kokkos::View<std::int32_t* [4], Mem> picks;      // -1: empty slot
+  Kokkos::View<std::int32_t*, Mem> inner;          // inner children per frontier node
+  index_t lo;
+  KOKKOS_INLINE_FUNCTION void operator()(const index_t k) const {
+    const bvh_node& nd = nodes(source(lo + k));
+    std::int32_t list[4] = {nd.first, nd.first + 1, -1, -1};
+    int size = 2;
+    while (size < 4) {
+      int best = -1;
+      float area = -1;
+      for (int j = 0; j < size; ++j) {
+        const bvh_node& c = nodes(list[j]);
+        const float a = aabb{c.lo, c.hi}.area();
+        if (!c.leaf() && a > area) best = j, area = a;
+      }
+      if (best < 0) break;
+      const std::int32_t open = list[best];
+      list[best] = nodes(open).first;
+      list[size++] = nodes(open).first + 1;
+    }
+    int n_inner = 0;
+    for (int j = 0; j < 4; ++j) {
+      picks(k, j) = list[j];
+      n_inner += list[j] >= 0 && !nodes(list[j]).leaf();
+    }
+    inner(k) = n_inner;
+  }
+};
+
+/// Step 2: wide node lo + k's slots; its inner children become the next
+/// frontier's wide nodes.
+template <class Mem>
+struct write_wide {
+  Kokkos::View<const bvh_node*, Mem> nodes;
+  Kokkos::View<const std::int32_t*, Mem> first_block;  // per binary node (leaves)
+  Kokkos::View<std::int32_t*, Mem> source;
+  Kokkos::View<const std::int32_t* [4], Mem> picks;
+  Kokkos::View<const std::int32_t*, Mem> offsets;
   Kokkos::View<bvh4_node*, Mem> wide;
-  Kokkos::View<const std::int32_t*, Mem> level_of;
-  KOKKOS_INLINE_FUNCTION void operator()(const index_t n) const {
-    const bvh_node& nd = nodes(n);
-    if (nd.leaf() || (level_of(n) & 1)) return;
+  index_t lo, hi;
+  KOKKOS_INLINE_FUNCTION void operator()(const index_t k) const {
     bvh4_node w;
-    int slot = 0;
-    auto put = [&](std::int32_t c) {
-      const bvh_node& ch = nodes(c);
+    std::int32_t next = std::int32_t(hi + offsets(k));
+    for (int slot = 0; slot < 4; ++slot) {
+      const std::int32_t b = picks(k, slot);
+      if (b < 0) {
+        w.lo_x[slot] = w.lo_y[slot] = w.lo_z[slot] = __builtin_huge_valf();
+        w.hi_x[slot] = w.hi_y[slot] = w.hi_z[slot] = -__builtin_huge_valf();
+        w.child[slot] = 0;
+        w.count[slot] = -1;
+        continue;
+      }
+      const bvh_node& ch = nodes(b);
       w.lo_x[slot] = ch.lo.x, w.lo_y[slot] = ch.lo.y, w.lo_z[slot] = ch.lo.z;
       w.hi_x[slot] = ch.hi.x, w.hi_y[slot] = ch.hi.y, w.hi_z[slot] = ch.hi.z;
-      w.child[slot] = ch.leaf() ? ch.first : wide_index(c);
-      w.count[slot] = ch.leaf() ? ch.count() : 0;
-      ++slot;
-    };
-    for (int s = 0; s < 2; ++s) {
-      const std::int32_t c = nd.first + s;
-      if (nodes(c).leaf()) {
-        put(c);
+      if (ch.leaf()) {
+        w.child[slot] = first_block(b);
+        w.count[slot] = ch.count();
       } else {
-        put(nodes(c).first);
-        put(nodes(c).first + 1);
+        source(next) = b;
+        w.child[slot] = next++;
+        w.count[slot] = 0;
       }
     }
-    for (; slot < 4; ++slot) {
-      w.lo_x[slot] = w.lo_y[slot] = w.lo_z[slot] = __builtin_huge_valf();
-      w.hi_x[slot] = w.hi_y[slot] = w.hi_z[slot] = -__builtin_huge_valf();
-      w.child[slot] = 0;
-      w.count[slot] = -1;
+    wide(lo + k) = w;
+  }
+};
+
+/// The triangle blocks of binary leaf n (blocks from first_block(n) on).
+template <class Mem>
+struct fill_blocks {
+  Kokkos::View<const bvh_node*, Mem> nodes;
+  Kokkos::View<const std::int32_t*, Mem> first_block;
+  Kokkos::View<const triangle*, Mem> tris;
+  Kokkos::View<const std::int32_t*, Mem> ids;
+  Kokkos::View<triangle_block*, Mem> blocks;
+  KOKKOS_INLINE_FUNCTION void operator()(const index_t n) const {
+    const bvh_node& nd = nodes(n);
+    if (!nd.leaf()) return;
+    for (std::int32_t k = 0; k < (nd.count() + 3) / 4; ++k) {
+      triangle_block blk;
+      for (int lane = 0; lane < 4; ++lane) {
+        const std::int32_t i = nd.first + 4 * k + lane;
+        const bool on = i < nd.first + nd.count();
+        const triangle t = on ? tris(i) : tris(nd.first);
+        blk.ax[lane] = t.a.x, blk.ay[lane] = t.a.y, blk.az[lane] = t.a.z;
+        blk.bx[lane] = t.b.x, blk.by[lane] = t.b.y, blk.bz[lane] = t.b.z;
+        blk.cx[lane] = t.c.x, blk.cy[lane] = t.c.y, blk.cz[lane] = t.c.z;
+        blk.prim[lane] = on ? ids(i) : -1;
+      }
+      blocks(first_block(n) + k) = blk;
     }
-    wide(wide_index(n)) = w;
   }
 };
 
@@ -394,6 +467,10 @@ class bvh {
 
   Kokkos::View<const bvh_node*, memory_space> nodes() const { return m_nodes; }
   Kokkos::View<const bvh4_node*, memory_space> wide_nodes() const { return m_wide; }
+  /// The first triangle block of each binary leaf (indexed by node).
+  Kokkos::View<const std::int32_t*, memory_space> leaf_blocks() const { return m_leaf_blocks; }
+  /// The 4-wide leaves' triangles, four to a block.
+  Kokkos::View<const triangle_block*, memory_space> triangle_blocks() const { return m_blocks; }
   /// Triangles in leaf order, and the mesh index of each.
   Kokkos::View<const triangle*, memory_space> triangles() const { return m_tris; }
   Kokkos::View<const std::int32_t*, memory_space> primitive_ids() const { return m_ids; }
@@ -498,42 +575,63 @@ class bvh {
 
   void collapse(const ExecSpace& space) {
     using Range = Kokkos::RangePolicy<ExecSpace>;
-    const index_t count = node_count();
-    Kokkos::View<std::int32_t*, memory_space> level_of("sweep::raytrace::level_of", count),
-        wide_index("sweep::raytrace::wide_index", count + 1);
-    std::vector<index_t> levels = m_levels;
-    for (int l = 0; l < depth(); ++l) {
-      const index_t lo = levels[l], hi = levels[l + 1];
-      Kokkos::deep_copy(space, Kokkos::subview(level_of, Kokkos::make_pair(lo, hi)), std::int32_t(l));
-    }
     const auto nodes = m_nodes;
+    // Triangle blocks: ceil(count / 4) per leaf, numbered by a scan.
+    Kokkos::View<std::int32_t*, memory_space> first_block("sweep::raytrace::first_block", node_count() + 1);
+    m_leaf_blocks = first_block;
     Kokkos::parallel_for(
-        "sweep::raytrace::wide_flags", Range(space, 0, count + 1), KOKKOS_LAMBDA(const index_t i) {
-          wide_index(i) = i < count && !nodes(i).leaf() && !(level_of(i) & 1) ? 1 : 0;
+        "sweep::raytrace::block_counts", Range(space, 0, node_count() + 1), KOKKOS_LAMBDA(const index_t n) {
+          first_block(n) = n < index_t(nodes.extent(0)) && nodes(n).leaf() ? (nodes(n).count() + 3) / 4 : 0;
         });
-    const index_t wide = exclusive_scan("sweep::raytrace::wide_scan", space, wide_index, wide_index, std::int32_t(0));
-    // A tree that is one leaf gets one 4-wide node holding it.
-    m_wide = Kokkos::View<bvh4_node*, memory_space>("sweep::raytrace::wide_nodes", wide > 0 ? wide : 1);
-    if (wide == 0) {
-      const auto w = m_wide;
+    const index_t blocks = exclusive_scan("sweep::raytrace::block_scan", space, first_block, first_block, std::int32_t(0));
+    m_blocks = Kokkos::View<triangle_block*, memory_space>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "sweep::raytrace::triangle_blocks"), blocks);
+    Kokkos::parallel_for("sweep::raytrace::fill_blocks", Range(space, 0, node_count()),
+                         detail::fill_blocks<memory_space>{m_nodes, first_block, m_tris, m_ids, m_blocks});
+    // Every inner binary node becomes at most one wide node.
+    const index_t capacity = node_count() / 2 + 1;
+    Kokkos::View<bvh4_node*, memory_space> wide("sweep::raytrace::wide_nodes", capacity);
+    Kokkos::View<std::int32_t*, memory_space> source("sweep::raytrace::wide_source", capacity);
+    Kokkos::View<std::int32_t* [4], memory_space> picks("sweep::raytrace::wide_picks", capacity);
+    Kokkos::View<std::int32_t*, memory_space> inner("sweep::raytrace::wide_inner", capacity),
+        offsets("sweep::raytrace::wide_offsets", capacity);
+    bvh_node root;
+    Kokkos::deep_copy(root, Kokkos::subview(m_nodes, 0));
+    if (root.leaf()) {
+      // A tree that is one leaf gets one wide node holding it.
       Kokkos::parallel_for(
           "sweep::raytrace::wide_leaf", Range(space, 0, 1), KOKKOS_LAMBDA(const index_t) {
             bvh4_node out;
             for (int s = 0; s < 4; ++s) {
-              out.lo_x[s] = out.lo_y[s] = out.lo_z[s] = s == 0 ? 0.0f : __builtin_huge_valf();
-              out.hi_x[s] = out.hi_y[s] = out.hi_z[s] = s == 0 ? 0.0f : -__builtin_huge_valf();
+              out.lo_x[s] = out.lo_y[s] = out.lo_z[s] = __builtin_huge_valf();
+              out.hi_x[s] = out.hi_y[s] = out.hi_z[s] = -__builtin_huge_valf();
               out.child[s] = 0;
-              out.count[s] = s == 0 ? nodes(0).count() : -1;
+              out.count[s] = -1;
             }
             out.lo_x[0] = nodes(0).lo.x, out.lo_y[0] = nodes(0).lo.y, out.lo_z[0] = nodes(0).lo.z;
             out.hi_x[0] = nodes(0).hi.x, out.hi_y[0] = nodes(0).hi.y, out.hi_z[0] = nodes(0).hi.z;
-            out.child[0] = nodes(0).first;
-            w(0) = out;
+            out.child[0] = first_block(0);
+            out.count[0] = nodes(0).count();
+            wide(0) = out;
           });
+      m_wide = Kokkos::subview(wide, Kokkos::make_pair(index_t(0), index_t(1)));
       return;
     }
-    Kokkos::parallel_for("sweep::raytrace::collapse", Range(space, 0, count),
-                         detail::collapse_node<memory_space>{m_nodes, wide_index, m_wide, level_of});
+    Kokkos::deep_copy(space, Kokkos::subview(source, 0), std::int32_t(0));
+    index_t lo = 0, hi = 1;
+    while (hi > lo) {
+      const index_t width = hi - lo;
+      const auto in = Kokkos::subview(inner, Kokkos::make_pair(index_t(0), width));
+      const auto off = Kokkos::subview(offsets, Kokkos::make_pair(index_t(0), width));
+      Kokkos::parallel_for("sweep::raytrace::pick_children", Range(space, 0, width),
+                           detail::pick_children<memory_space>{m_nodes, source, picks, in, lo});
+      const index_t made = exclusive_scan("sweep::raytrace::wide_scan", space, in, off, std::int32_t(0));
+      Kokkos::parallel_for("sweep::raytrace::write_wide", Range(space, 0, width),
+                           detail::write_wide<memory_space>{m_nodes, first_block, source, picks, off, wide, lo, hi});
+      lo = hi;
+      hi += made;
+    }
+    m_wide = Kokkos::subview(wide, Kokkos::make_pair(index_t(0), hi));
   }
 
   bvh_options m_options;
@@ -543,6 +641,8 @@ class bvh {
   Kokkos::View<bvh_node*, memory_space> m_nodes;
   Kokkos::View<bvh4_node*, memory_space> m_wide;
   Kokkos::View<triangle*, memory_space> m_tris;
+  Kokkos::View<triangle_block*, memory_space> m_blocks;
+  Kokkos::View<std::int32_t*, memory_space> m_leaf_blocks;
   std::vector<index_t> m_levels;
 };
 

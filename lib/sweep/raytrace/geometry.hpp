@@ -95,29 +95,36 @@ KOKKOS_INLINE_FUNCTION float safe_reciprocal(float d) {
 
 }  // namespace detail
 
-/// What a ray keeps for box and triangle tests.
+/// What a ray keeps for box and triangle tests. The watertight test's
+/// shear and axis permutation are kept as three rows: for a vertex offset
+/// A from the origin, (dot(sx, A), dot(sy, A), dot(sz, A)) equals Woop et
+/// al.'s (A[kx] - Sx A[kz], A[ky] - Sy A[kz], Sz A[kz]) exactly (the other
+/// terms are exact zeros), without per-ray branches in the triangle loop.
 struct ray_setup {
-  vec3f org, inv;          // origin and safe reciprocal direction
+  vec3f org, inv;  // origin and safe reciprocal direction
   float tmin, tmax;
-  int kx, ky, kz;          // the watertight test's axes (kz: the dominant one)
-  float sx, sy, sz;        // its shear
-  KOKKOS_INLINE_FUNCTION ray_setup() : org{}, inv{}, tmin(0), tmax(0), kx(0), ky(1), kz(2), sx(0), sy(0), sz(1) {}
+  vec3f sx, sy, sz;
+  KOKKOS_INLINE_FUNCTION ray_setup() : org{}, inv{}, tmin(0), tmax(0), sx{1, 0, 0}, sy{0, 1, 0}, sz{0, 0, 1} {}
   KOKKOS_INLINE_FUNCTION explicit ray_setup(const ray& r)
       : org(r.org),
         inv{detail::safe_reciprocal(r.dir.x), detail::safe_reciprocal(r.dir.y), detail::safe_reciprocal(r.dir.z)},
         tmin(r.tmin), tmax(r.tmax) {
     const float ax = r.dir.x < 0 ? -r.dir.x : r.dir.x, ay = r.dir.y < 0 ? -r.dir.y : r.dir.y,
                 az = r.dir.z < 0 ? -r.dir.z : r.dir.z;
-    kz = (ax >= ay && ax >= az) ? 0 : (ay >= az ? 1 : 2);
-    kx = kz == 2 ? 0 : kz + 1;
-    ky = kx == 2 ? 0 : kx + 1;
+    const int kz = (ax >= ay && ax >= az) ? 0 : (ay >= az ? 1 : 2);
+    int kx = kz == 2 ? 0 : kz + 1;
+    int ky = kx == 2 ? 0 : kx + 1;
     if (r.dir[kz] < 0) {
       const int t = kx;
       kx = ky, ky = t;
     }
-    sx = r.dir[kx] / r.dir[kz];
-    sy = r.dir[ky] / r.dir[kz];
-    sz = 1.0f / r.dir[kz];
+    const float scale_z = 1.0f / r.dir[kz];
+    const float shear_x = r.dir[kx] * scale_z, shear_y = r.dir[ky] * scale_z;
+    float rx[3] = {0, 0, 0}, ry[3] = {0, 0, 0}, rz[3] = {0, 0, 0};
+    rx[kx] = 1, rx[kz] = -shear_x;
+    ry[ky] = 1, ry[kz] = -shear_y;
+    rz[kz] = scale_z;
+    sx = {rx[0], rx[1], rx[2]}, sy = {ry[0], ry[1], ry[2]}, sz = {rz[0], rz[1], rz[2]};
   }
 };
 
@@ -141,9 +148,9 @@ KOKKOS_INLINE_FUNCTION float box_entry(const ray_setup& r, const vec3f& lo, cons
 KOKKOS_INLINE_FUNCTION float intersect_triangle(const ray_setup& r, const triangle& tri, float tmax, float& u,
                                                 float& v) {
   const vec3f A = tri.a - r.org, B = tri.b - r.org, C = tri.c - r.org;
-  const float ax = A[r.kx] - r.sx * A[r.kz], ay = A[r.ky] - r.sy * A[r.kz];
-  const float bx = B[r.kx] - r.sx * B[r.kz], by = B[r.ky] - r.sy * B[r.kz];
-  const float cx = C[r.kx] - r.sx * C[r.kz], cy = C[r.ky] - r.sy * C[r.kz];
+  const float ax = dot(r.sx, A), ay = dot(r.sy, A);
+  const float bx = dot(r.sx, B), by = dot(r.sy, B);
+  const float cx = dot(r.sx, C), cy = dot(r.sy, C);
   float U = cx * by - cy * bx, V = ax * cy - ay * cx, W = bx * ay - by * ax;
   if (U == 0.0f || V == 0.0f || W == 0.0f) {
     U = float(double(cx) * double(by) - double(cy) * double(bx));
@@ -153,8 +160,7 @@ KOKKOS_INLINE_FUNCTION float intersect_triangle(const ray_setup& r, const triang
   if ((U < 0 || V < 0 || W < 0) && (U > 0 || V > 0 || W > 0)) return __builtin_huge_valf();
   const float det = U + V + W;
   if (det == 0.0f) return __builtin_huge_valf();
-  const float az = r.sz * A[r.kz], bz = r.sz * B[r.kz], cz = r.sz * C[r.kz];
-  const float T = U * az + V * bz + W * cz;
+  const float T = U * dot(r.sz, A) + V * dot(r.sz, B) + W * dot(r.sz, C);
   const float inv = 1.0f / det;
   const float t = T * inv;
   if (!(t >= r.tmin && t <= tmax)) return __builtin_huge_valf();

@@ -32,6 +32,15 @@
 #include <string>
 #include <type_traits>
 
+// Host code tests four boxes at once with SSE (x86-64's baseline); device
+// code and other hosts run the scalar loop. Both compute the same values.
+#if defined(__SSE2__) && !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
+#include <immintrin.h>
+#define SWEEP_RAYTRACE_SSE 1
+#else
+#define SWEEP_RAYTRACE_SSE 0
+#endif
+
 namespace sweep::raytrace {
 
 enum class trace_mode { single, packet, automatic };
@@ -68,9 +77,29 @@ struct bvh_view {
   Kokkos::View<const bvh4_node*, Mem> wide;
   Kokkos::View<const triangle*, Mem> tris;
   Kokkos::View<const std::int32_t*, Mem> ids;
+  Kokkos::View<const triangle_block*, Mem> blocks;
+  Kokkos::View<const std::int32_t*, Mem> leaf_blocks;  // first block of each binary leaf
 };
 
 constexpr int stack_size = 192;
+
+KOKKOS_INLINE_FUNCTION int popcount64(std::uint64_t m) {
+#if defined(__CUDA_ARCH__)
+  return __popcll(m);
+#else
+  return __builtin_popcountll(m);
+#endif
+}
+
+/// Index of the lowest set bit (m != 0).
+KOKKOS_INLINE_FUNCTION int lowest_bit(std::uint64_t m) {
+#if defined(__CUDA_ARCH__)
+  return __ffsll(static_cast<long long>(m)) - 1;
+#else
+  return __builtin_ctzll(m);
+#endif
+}
+
 
 struct stack_entry {
   std::int32_t ref;    // 4-wide node, or first triangle of a leaf
@@ -78,54 +107,168 @@ struct stack_entry {
   float t;             // entry distance
 };
 
-/// Tests a leaf's triangles; true when any hit is taken (any-hit stops).
+/// Takes lane `lane`'s candidate distance t (or +inf) of a block; true when
+/// an any-hit query is done.
+template <bool Any>
+KOKKOS_INLINE_FUNCTION bool take(float t, float u, float v, std::int32_t prim, hit& h) {
+  if (t == __builtin_huge_valf() || prim < 0) return false;
+  if (Any) {
+    h = hit{t, u, v, prim};
+    return true;
+  }
+  if (closer(t, prim, h.t, h.prim)) h = hit{t, u, v, prim};
+  return false;
+}
+
+KOKKOS_INLINE_FUNCTION triangle block_triangle(const triangle_block& k, int lane) {
+  return triangle{vec3f{k.ax[lane], k.ay[lane], k.az[lane]}, vec3f{k.bx[lane], k.by[lane], k.bz[lane]},
+                  vec3f{k.cx[lane], k.cy[lane], k.cz[lane]}};
+}
+
+/// Tests the triangle blocks of a 4-wide leaf (count triangles from block
+/// `first`), four at a time. The SSE lanes do the scalar test's arithmetic
+/// in the scalar test's order; lanes whose edge functions hit an exact
+/// zero, where the scalar test switches to double, are redone by it.
 template <bool Any, class Mem>
-KOKKOS_INLINE_FUNCTION bool intersect_leaf(const bvh_view<Mem>& b, const ray_setup& r, std::int32_t first,
-                                           std::int32_t count, hit& h) {
-  for (std::int32_t k = first; k < first + count; ++k) {
-    float u = 0, v = 0;
-    const float t = intersect_triangle(r, b.tris(k), h.t, u, v);
-    if (t == __builtin_huge_valf()) continue;
-    const std::int32_t prim = b.ids(k);
-    if (Any) {
-      h = hit{t, u, v, prim};
-      return true;
+KOKKOS_INLINE_FUNCTION bool intersect_blocks(const bvh_view<Mem>& b, const ray_setup& r, std::int32_t first,
+                                             std::int32_t count, hit& h) {
+  for (std::int32_t k = first; k < first + (count + 3) / 4; ++k) {
+    const triangle_block& blk = b.blocks(k);
+#if SWEEP_RAYTRACE_SSE
+    const __m128 ox = _mm_set1_ps(r.org.x), oy = _mm_set1_ps(r.org.y), oz = _mm_set1_ps(r.org.z);
+    auto rel = [&](const float* x, const float* y, const float* z, __m128& px, __m128& py, __m128& pz) {
+      const __m128 dx = _mm_sub_ps(_mm_loadu_ps(x), ox), dy = _mm_sub_ps(_mm_loadu_ps(y), oy),
+                   dz = _mm_sub_ps(_mm_loadu_ps(z), oz);
+      auto dotv = [&](const vec3f& row) {
+        return _mm_add_ps(_mm_add_ps(_mm_mul_ps(_mm_set1_ps(row.x), dx), _mm_mul_ps(_mm_set1_ps(row.y), dy)),
+                          _mm_mul_ps(_mm_set1_ps(row.z), dz));
+      };
+      px = dotv(r.sx), py = dotv(r.sy), pz = dotv(r.sz);
+    };
+    __m128 ax, ay, az, bx, by, bz, cx, cy, cz;
+    rel(blk.ax, blk.ay, blk.az, ax, ay, az);
+    rel(blk.bx, blk.by, blk.bz, bx, by, bz);
+    rel(blk.cx, blk.cy, blk.cz, cx, cy, cz);
+    const __m128 U = _mm_sub_ps(_mm_mul_ps(cx, by), _mm_mul_ps(cy, bx));
+    const __m128 V = _mm_sub_ps(_mm_mul_ps(ax, cy), _mm_mul_ps(ay, cx));
+    const __m128 W = _mm_sub_ps(_mm_mul_ps(bx, ay), _mm_mul_ps(by, ax));
+    const __m128 zero = _mm_setzero_ps();
+    const int exact = _mm_movemask_ps(_mm_or_ps(_mm_or_ps(_mm_cmpeq_ps(U, zero), _mm_cmpeq_ps(V, zero)), _mm_cmpeq_ps(W, zero)));
+    const __m128 negative = _mm_or_ps(_mm_or_ps(_mm_cmplt_ps(U, zero), _mm_cmplt_ps(V, zero)), _mm_cmplt_ps(W, zero));
+    const __m128 positive = _mm_or_ps(_mm_or_ps(_mm_cmpgt_ps(U, zero), _mm_cmpgt_ps(V, zero)), _mm_cmpgt_ps(W, zero));
+    const __m128 det = _mm_add_ps(_mm_add_ps(U, V), W);
+    const __m128 T = _mm_add_ps(_mm_add_ps(_mm_mul_ps(U, az), _mm_mul_ps(V, bz)), _mm_mul_ps(W, cz));
+    const __m128 inv = _mm_div_ps(_mm_set1_ps(1.0f), det);
+    const __m128 t = _mm_mul_ps(T, inv);
+    const __m128 ok = _mm_andnot_ps(_mm_and_ps(negative, positive),
+                                    _mm_and_ps(_mm_cmpneq_ps(det, zero),
+                                               _mm_and_ps(_mm_cmpge_ps(t, _mm_set1_ps(r.tmin)),
+                                                          _mm_cmple_ps(t, _mm_set1_ps(h.t)))));
+    int found = _mm_movemask_ps(ok) & ~exact;
+    if (found | exact) {
+      alignas(16) float tt[4], uu[4], vv[4];
+      _mm_store_ps(tt, t);
+      _mm_store_ps(uu, _mm_mul_ps(V, inv));
+      _mm_store_ps(vv, _mm_mul_ps(W, inv));
+      for (int lane = 0; lane < 4; ++lane) {
+        float d = __builtin_huge_valf(), u = 0, v = 0;
+        if (exact & (1 << lane)) d = intersect_triangle(r, block_triangle(blk, lane), h.t, u, v);
+        else if (found & (1 << lane)) d = tt[lane], u = uu[lane], v = vv[lane];
+        if (take<Any>(d, u, v, blk.prim[lane], h)) return true;
+      }
     }
-    if (closer(t, prim, h.t, h.prim)) h = hit{t, u, v, prim};
+#else
+    for (int lane = 0; lane < 4; ++lane) {
+      if (blk.prim[lane] < 0) continue;
+      float u = 0, v = 0;
+      const float d = intersect_triangle(r, block_triangle(blk, lane), h.t, u, v);
+      if (take<Any>(d, u, v, blk.prim[lane], h)) return true;
+    }
+#endif
   }
   return false;
 }
 
-/// Single ray, 4-wide BVH; h.t starts as the ray's tmax.
+/// Entry distances of the ray into a 4-wide node's boxes; returns the
+/// mask of boxes hit (bit c for slot c; empty slots never hit).
+KOKKOS_INLINE_FUNCTION int wide_entries(const ray_setup& r, const bvh4_node& nd, float tmax, float t[4]) {
+#if SWEEP_RAYTRACE_SSE
+  const __m128 ox = _mm_set1_ps(r.org.x), oy = _mm_set1_ps(r.org.y), oz = _mm_set1_ps(r.org.z);
+  const __m128 ix = _mm_set1_ps(r.inv.x), iy = _mm_set1_ps(r.inv.y), iz = _mm_set1_ps(r.inv.z);
+  const __m128 x0 = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(nd.lo_x), ox), ix);
+  const __m128 x1 = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(nd.hi_x), ox), ix);
+  const __m128 y0 = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(nd.lo_y), oy), iy);
+  const __m128 y1 = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(nd.hi_y), oy), iy);
+  const __m128 z0 = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(nd.lo_z), oz), iz);
+  const __m128 z1 = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(nd.hi_z), oz), iz);
+  const __m128 near = _mm_max_ps(_mm_max_ps(_mm_min_ps(x0, x1), _mm_min_ps(y0, y1)),
+                                 _mm_max_ps(_mm_min_ps(z0, z1), _mm_set1_ps(r.tmin)));
+  __m128 far = _mm_min_ps(_mm_min_ps(_mm_max_ps(x0, x1), _mm_max_ps(y0, y1)),
+                          _mm_min_ps(_mm_max_ps(z0, z1), _mm_set1_ps(tmax)));
+  far = _mm_mul_ps(far, _mm_set1_ps(exit_scale));
+  const __m128i valid = _mm_cmpgt_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(nd.count)), _mm_set1_epi32(-1));
+  const __m128 ok = _mm_and_ps(_mm_cmple_ps(near, far), _mm_castsi128_ps(valid));
+  _mm_storeu_ps(t, near);
+  return _mm_movemask_ps(ok);
+#else
+  int mask = 0;
+  for (int c = 0; c < 4; ++c) {
+    t[c] = nd.count[c] < 0 ? __builtin_huge_valf()
+                           : box_entry(r, vec3f{nd.lo_x[c], nd.lo_y[c], nd.lo_z[c]},
+                                       vec3f{nd.hi_x[c], nd.hi_y[c], nd.hi_z[c]}, tmax);
+    mask |= (t[c] != __builtin_huge_valf()) << c;
+  }
+  return mask;
+#endif
+}
+
+KOKKOS_INLINE_FUNCTION int lowest_bit32(int m) { return lowest_bit(std::uint64_t(unsigned(m))); }
+
+/// Single ray, 4-wide BVH; h.t starts as the ray's tmax. The walk goes on
+/// with the nearest child hit (closest hit) or any child hit (any hit)
+/// without a stack round trip and pushes the others, farthest first.
 template <bool Any, class Mem>
 KOKKOS_INLINE_FUNCTION void walk_wide(const bvh_view<Mem>& b, const ray_setup& r, hit& h) {
   stack_entry stack[stack_size];
   int top = 0;
-  stack[top++] = stack_entry{0, 0, r.tmin};
-  while (top > 0) {
-    const stack_entry e = stack[--top];
-    // Entry distances carry rounding: compare as box_entry does.
-    if (e.t > h.t * exit_scale) continue;
-    if (e.count > 0) {
-      if (intersect_leaf<Any>(b, r, e.ref, e.count, h) && Any) return;
-      continue;
-    }
-    const bvh4_node& nd = b.wide(e.ref);
-    stack_entry hits[4];
-    int nh = 0;
-    for (int c = 0; c < 4; ++c) {
-      if (nd.count[c] < 0) continue;
-      const float t = box_entry(r, vec3f{nd.lo_x[c], nd.lo_y[c], nd.lo_z[c]}, vec3f{nd.hi_x[c], nd.hi_y[c], nd.hi_z[c]}, h.t);
-      if (t == __builtin_huge_valf()) continue;
-      // Insertion by distance, nearest last (popped first).
-      int j = nh++;
-      while (j > 0 && hits[j - 1].t < t) {
-        hits[j] = hits[j - 1];
-        --j;
+  stack_entry cur{0, 0, r.tmin};
+  while (true) {
+    if (cur.count > 0) {
+      if (intersect_blocks<Any>(b, r, cur.ref, cur.count, h)) return;
+    } else {
+      const bvh4_node& nd = b.wide(cur.ref);
+      float t[4];
+      int mask = wide_entries(r, nd, h.t, t);
+      if (mask) {
+        // The nearest hit child becomes current (any hit: the first).
+        int pick = lowest_bit32(mask);
+        if (!Any)
+          for (int m = mask & (mask - 1); m; m &= m - 1) {
+            const int c = lowest_bit32(m);
+            if (t[c] < t[pick]) pick = c;
+          }
+        // The others go on the stack, farthest first (popped nearest first).
+        int rest = mask & ~(1 << pick);
+        while (rest) {
+          int far = lowest_bit32(rest);
+          if (!Any)
+            for (int m = rest & (rest - 1); m; m &= m - 1) {
+              const int c = lowest_bit32(m);
+              if (t[c] > t[far]) far = c;
+            }
+          stack[top++] = stack_entry{nd.child[far], nd.count[far], t[far]};
+          rest &= ~(1 << far);
+        }
+        cur = stack_entry{nd.child[pick], nd.count[pick], t[pick]};
+        continue;
       }
-      hits[j] = stack_entry{nd.child[c], nd.count[c], t};
     }
-    for (int j = 0; j < nh; ++j) stack[top++] = hits[j];
+    // Next: the nearest pending entry that is not beyond the closest hit
+    // (entry distances carry rounding: compared as box_entry does).
+    do {
+      if (top == 0) return;
+      cur = stack[--top];
+    } while (cur.t > h.t * exit_scale);
   }
 }
 
@@ -137,10 +280,11 @@ KOKKOS_INLINE_FUNCTION void walk_binary(const bvh_view<Mem>& b, const ray_setup&
   int top = 0;
   stack[top++] = start;
   while (top > 0) {
-    const bvh_node& nd = b.nodes(stack[--top]);
+    const std::int32_t id = stack[--top];
+    const bvh_node& nd = b.nodes(id);
     if (box_entry(r, nd.lo, nd.hi, h.t) == __builtin_huge_valf()) continue;
     if (nd.leaf()) {
-      if (intersect_leaf<Any>(b, r, nd.first, nd.count(), h) && Any) return;
+      if (intersect_blocks<Any>(b, r, b.leaf_blocks(id), nd.count(), h)) return;
       continue;
     }
     const bool flip = (nd.axis() == 0 ? r.inv.x : (nd.axis() == 1 ? r.inv.y : r.inv.z)) < 0;
@@ -149,23 +293,14 @@ KOKKOS_INLINE_FUNCTION void walk_binary(const bvh_view<Mem>& b, const ray_setup&
   }
 }
 
-KOKKOS_INLINE_FUNCTION int popcount64(std::uint64_t m) {
-  int c = 0;
-  while (m) m &= m - 1, ++c;
-  return c;
-}
-
-KOKKOS_INLINE_FUNCTION int lowest_bit(std::uint64_t m) {
-  int i = 0;
-  while (!(m & 1u)) m >>= 1, ++i;
-  return i;
-}
-
-/// A packet of up to L rays as structure of arrays.
+/// A packet of up to L rays: each ray's setup and hit, and structure-of-
+/// arrays copies of what the box test reads (origin, reciprocal direction,
+/// interval), so four lanes are tested at once.
 template <int L>
 struct packet {
   ray_setup r[L];
   hit h[L];
+  alignas(16) float ox[L], oy[L], oz[L], ix[L], iy[L], iz[L], tmin[L], tmax[L];
   int size = 0;
   // Shared origin: the whole packet's reciprocal-direction ranges.
   bool shared = false;
@@ -173,13 +308,20 @@ struct packet {
   float inv_lo[3], inv_hi[3];
   float tmin_all = 0, tmax_all = 0;
 
-  /// Works out whether the interval test applies.
+  /// Fills the arrays from r and h and works out whether the interval test
+  /// applies. Lanes past `size` never hit.
   KOKKOS_INLINE_FUNCTION void prepare() {
     shared = size > 1;
     tmin_all = __builtin_huge_valf(), tmax_all = -__builtin_huge_valf();
     for (int a = 0; a < 3; ++a) inv_lo[a] = __builtin_huge_valf(), inv_hi[a] = -__builtin_huge_valf();
-    for (int i = 0; i < size; ++i) {
-      const ray_setup& q = r[i];
+    for (int i = 0; i < L; ++i) {
+      const bool on = i < size;
+      const ray_setup& q = r[on ? i : 0];
+      ox[i] = q.org.x, oy[i] = q.org.y, oz[i] = q.org.z;
+      ix[i] = q.inv.x, iy[i] = q.inv.y, iz[i] = q.inv.z;
+      tmin[i] = on ? q.tmin : 1.0f;
+      tmax[i] = on ? h[i].t : -1.0f;
+      if (!on) continue;
       shared = shared && q.org.x == r[0].org.x && q.org.y == r[0].org.y && q.org.z == r[0].org.z;
       const float inv[3] = {q.inv.x, q.inv.y, q.inv.z};
       for (int a = 0; a < 3; ++a) {
@@ -191,6 +333,13 @@ struct packet {
     }
     for (int a = 0; a < 3; ++a) shared = shared && (inv_lo[a] > 0 || inv_hi[a] < 0);
     if (size > 0) org = r[0].org;
+  }
+
+  /// The interval test's far bound: the largest closest-hit distance left.
+  KOKKOS_INLINE_FUNCTION void refresh_bound() {
+    float top = -__builtin_huge_valf();
+    for (int i = 0; i < L; ++i) top = top > tmax[i] ? top : tmax[i];
+    tmax_all = top;
   }
 
   /// Interval arithmetic over the packet: true when no ray can enter the box.
@@ -207,15 +356,35 @@ struct packet {
     return enter > leave * exit_scale;
   }
 
-  /// Lanes of `mask` whose ray enters the box before its closest hit.
+  /// Lanes of `mask` whose ray enters the box before its closest hit (the
+  /// same test as box_entry, four lanes at a time on x86 hosts).
   KOKKOS_INLINE_FUNCTION std::uint64_t hits_box(const vec3f& lo, const vec3f& hi, std::uint64_t mask) const {
     std::uint64_t out = 0;
-    while (mask) {
-      const int i = lowest_bit(mask);
-      mask &= mask - 1;
+#if SWEEP_RAYTRACE_SSE
+    const __m128 lx = _mm_set1_ps(lo.x), ly = _mm_set1_ps(lo.y), lz = _mm_set1_ps(lo.z);
+    const __m128 hx = _mm_set1_ps(hi.x), hy = _mm_set1_ps(hi.y), hz = _mm_set1_ps(hi.z);
+    const __m128 scale = _mm_set1_ps(exit_scale);
+    for (int g = 0; g < L; g += 4) {
+      if (!((mask >> g) & 0xFu)) continue;
+      const __m128 qx = _mm_load_ps(ox + g), qy = _mm_load_ps(oy + g), qz = _mm_load_ps(oz + g);
+      const __m128 vx = _mm_load_ps(ix + g), vy = _mm_load_ps(iy + g), vz = _mm_load_ps(iz + g);
+      const __m128 x0 = _mm_mul_ps(_mm_sub_ps(lx, qx), vx), x1 = _mm_mul_ps(_mm_sub_ps(hx, qx), vx);
+      const __m128 y0 = _mm_mul_ps(_mm_sub_ps(ly, qy), vy), y1 = _mm_mul_ps(_mm_sub_ps(hy, qy), vy);
+      const __m128 z0 = _mm_mul_ps(_mm_sub_ps(lz, qz), vz), z1 = _mm_mul_ps(_mm_sub_ps(hz, qz), vz);
+      const __m128 near = _mm_max_ps(_mm_max_ps(_mm_min_ps(x0, x1), _mm_min_ps(y0, y1)),
+                                     _mm_max_ps(_mm_min_ps(z0, z1), _mm_load_ps(tmin + g)));
+      const __m128 far = _mm_mul_ps(_mm_min_ps(_mm_min_ps(_mm_max_ps(x0, x1), _mm_max_ps(y0, y1)),
+                                               _mm_min_ps(_mm_max_ps(z0, z1), _mm_load_ps(tmax + g))),
+                                    scale);
+      out |= std::uint64_t(_mm_movemask_ps(_mm_cmple_ps(near, far))) << g;
+    }
+#else
+    for (std::uint64_t m = mask; m; m &= m - 1) {
+      const int i = lowest_bit(m);
       if (box_entry(r[i], lo, hi, h[i].t) != __builtin_huge_valf()) out |= std::uint64_t(1) << i;
     }
-    return out;
+#endif
+    return out & mask;
   }
 };
 
@@ -246,7 +415,10 @@ KOKKOS_INLINE_FUNCTION void walk_compacted(const bvh_view<Mem>& b, packet<L>& p,
   ++c.compactions;
   const std::uint64_t all = q.size == 64 ? ~std::uint64_t(0) : ((std::uint64_t(1) << q.size) - 1);
   walk_packet<S, Any, Reorder>(b, q, node, all, opt, c);
-  for (int k = 0; k < q.size; ++k) p.h[lane[k]] = q.h[k];
+  for (int k = 0; k < q.size; ++k) {
+    p.h[lane[k]] = q.h[k];
+    p.tmax[lane[k]] = Any && q.h[k].prim >= 0 ? -1.0f : q.h[k].t;
+  }
 }
 
 template <int L, bool Any, bool Reorder, class Mem>
@@ -262,12 +434,19 @@ KOKKOS_INLINE_FUNCTION void walk_packet(const bvh_view<Mem>& b, packet<L>& p, st
   while (top > 0) {
     const entry e = stack[--top];
     std::uint64_t m = e.mask;
-    if (Any)
-      for (std::uint64_t t = m; t; t &= t - 1)
-        if (p.h[lowest_bit(t)].prim >= 0) m &= ~(std::uint64_t(1) << lowest_bit(t));
-    if (!m) continue;
     const bvh_node& nd = b.nodes(e.node);
     if (p.shared && p.misses(nd.lo, nd.hi)) continue;
+    // Early accept: when the first ray of the mask enters an inner node,
+    // descend with the mask as it is (a superset of the rays that enter;
+    // children's boxes lie inside, so it is re-tested where it matters).
+    // Otherwise, and at every leaf, the mask is recomputed exactly.
+    const int lead = lowest_bit(m);
+    if (!nd.leaf() && box_entry(p.r[lead], nd.lo, nd.hi, p.tmax[lead]) != __builtin_huge_valf()) {
+      const bool flip = (nd.axis() == 0 ? p.ix[lead] : (nd.axis() == 1 ? p.iy[lead] : p.iz[lead])) < 0;
+      stack[top++] = entry{nd.first + (flip ? 0 : 1), m};
+      stack[top++] = entry{nd.first + (flip ? 1 : 0), m};
+      continue;
+    }
     m = p.hits_box(nd.lo, nd.hi, m);
     ++c.tests;
     c.lanes += std::uint64_t(L);
@@ -279,6 +458,7 @@ KOKKOS_INLINE_FUNCTION void walk_packet(const bvh_view<Mem>& b, packet<L>& p, st
         for (std::uint64_t t = m; t; t &= t - 1) {
           const int i = lowest_bit(t);
           walk_binary<Any>(b, p.r[i], e.node, p.h[i]);
+          p.tmax[i] = Any && p.h[i].prim >= 0 ? -1.0f : p.h[i].t;
           ++c.singles;
         }
         continue;
@@ -299,12 +479,14 @@ KOKKOS_INLINE_FUNCTION void walk_packet(const bvh_view<Mem>& b, packet<L>& p, st
     if (nd.leaf()) {
       for (std::uint64_t t = m; t; t &= t - 1) {
         const int i = lowest_bit(t);
-        intersect_leaf<Any>(b, p.r[i], nd.first, nd.count(), p.h[i]);
+        const bool done = intersect_blocks<Any>(b, p.r[i], b.leaf_blocks(e.node), nd.count(), p.h[i]);
+        p.tmax[i] = done ? -1.0f : p.h[i].t;  // a finished any-hit ray leaves the packet
       }
+      if (p.shared) p.refresh_bound();
       continue;
     }
-    const ray_setup& lead = p.r[lowest_bit(m)];
-    const bool flip = (nd.axis() == 0 ? lead.inv.x : (nd.axis() == 1 ? lead.inv.y : lead.inv.z)) < 0;
+    const int first = lowest_bit(m);
+    const bool flip = (nd.axis() == 0 ? p.ix[first] : (nd.axis() == 1 ? p.iy[first] : p.iz[first])) < 0;
     stack[top++] = entry{nd.first + (flip ? 0 : 1), m};
     stack[top++] = entry{nd.first + (flip ? 1 : 0), m};
   }
@@ -377,10 +559,11 @@ trace_stats trace(const ExecSpace& space, const bvh<ExecSpace>& tree, const Rays
   trace_stats st;
   st.rays = std::uint64_t(n);
   if (n == 0) return st;
-  const bvh_view<Mem> b{tree.nodes(), tree.wide_nodes(), tree.triangles(), tree.primitive_ids()};
+  const bvh_view<Mem> b{tree.nodes(), tree.wide_nodes(), tree.triangles(), tree.primitive_ids(), tree.triangle_blocks(),
+                        tree.leaf_blocks()};
   if (opt.mode == trace_mode::single) {
     Kokkos::parallel_for(std::string(where) + "::single",
-                         Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(space, 0, n),
+                         Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(space, 0, n).set_chunk_size(256),
                          single_kernel<Any, Mem, Rays, Out>{b, rays, out});
     return st;
   }
@@ -390,7 +573,7 @@ trace_stats trace(const ExecSpace& space, const bvh<ExecSpace>& tree, const Rays
     constexpr int W = decltype(lanes)::value;
     constexpr bool R = decltype(reorder)::value;
     Kokkos::parallel_reduce(std::string(where) + "::packets",
-                            Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(space, 0, packets),
+                            Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(space, 0, packets).set_chunk_size(4),
                             packet_kernel<W, Any, R, Mem, Rays, Out>{5, b, rays, out, opt, n}, s);
   };
   const bool reorder = opt.mode == trace_mode::automatic;
