@@ -104,7 +104,7 @@ struct ray_setup {
   vec3f org, inv;  // origin and safe reciprocal direction
   float tmin, tmax;
   vec3f sx, sy, sz;
-  KOKKOS_INLINE_FUNCTION ray_setup() : org{}, inv{}, tmin(0), tmax(0), sx{1, 0, 0}, sy{0, 1, 0}, sz{0, 0, 1} {}
+  ray_setup() = default;  // uninitialised: packets hold many and fill them on use
   KOKKOS_INLINE_FUNCTION explicit ray_setup(const ray& r)
       : org(r.org),
         inv{detail::safe_reciprocal(r.dir.x), detail::safe_reciprocal(r.dir.y), detail::safe_reciprocal(r.dir.z)},

@@ -298,7 +298,9 @@ KOKKOS_INLINE_FUNCTION void walk_binary(const bvh_view<Mem>& b, const ray_setup&
 /// interval), so four lanes are tested at once.
 template <int L>
 struct packet {
-  ray_setup r[L];
+  ray src[L];
+  ray_setup r[L];           // made on first use (many packets never reach a triangle)
+  std::uint64_t ready = 0;  // lanes whose r is made
   hit h[L];
   alignas(16) float ox[L], oy[L], oz[L], ix[L], iy[L], iz[L], tmin[L], tmax[L];
   int size = 0;
@@ -316,14 +318,15 @@ struct packet {
     for (int a = 0; a < 3; ++a) inv_lo[a] = __builtin_huge_valf(), inv_hi[a] = -__builtin_huge_valf();
     for (int i = 0; i < L; ++i) {
       const bool on = i < size;
-      const ray_setup& q = r[on ? i : 0];
+      const ray& q = src[on ? i : 0];
       ox[i] = q.org.x, oy[i] = q.org.y, oz[i] = q.org.z;
-      ix[i] = q.inv.x, iy[i] = q.inv.y, iz[i] = q.inv.z;
+      // The reciprocals ray_setup makes.
+      ix[i] = safe_reciprocal(q.dir.x), iy[i] = safe_reciprocal(q.dir.y), iz[i] = safe_reciprocal(q.dir.z);
       tmin[i] = on ? q.tmin : 1.0f;
       tmax[i] = on ? h[i].t : -1.0f;
       if (!on) continue;
-      shared = shared && q.org.x == r[0].org.x && q.org.y == r[0].org.y && q.org.z == r[0].org.z;
-      const float inv[3] = {q.inv.x, q.inv.y, q.inv.z};
+      shared = shared && q.org.x == src[0].org.x && q.org.y == src[0].org.y && q.org.z == src[0].org.z;
+      const float inv[3] = {ix[i], iy[i], iz[i]};
       for (int a = 0; a < 3; ++a) {
         inv_lo[a] = inv_lo[a] < inv[a] ? inv_lo[a] : inv[a];
         inv_hi[a] = inv_hi[a] > inv[a] ? inv_hi[a] : inv[a];
@@ -332,14 +335,31 @@ struct packet {
       tmax_all = tmax_all > h[i].t ? tmax_all : h[i].t;
     }
     for (int a = 0; a < 3; ++a) shared = shared && (inv_lo[a] > 0 || inv_hi[a] < 0);
-    if (size > 0) org = r[0].org;
+    if (size > 0) org = src[0].org;
+  }
+
+  /// Lane i's full setup (the triangle test's shear), made once.
+  KOKKOS_INLINE_FUNCTION const ray_setup& setup(int i) {
+    if (!((ready >> i) & 1u)) {
+      r[i] = ray_setup(src[i]);
+      ready |= std::uint64_t(1) << i;
+    }
+    return r[i];
   }
 
   /// The interval test's far bound: the largest closest-hit distance left.
   KOKKOS_INLINE_FUNCTION void refresh_bound() {
+#if SWEEP_RAYTRACE_SSE
+    __m128 top = _mm_load_ps(tmax);
+    for (int i = 4; i < L; i += 4) top = _mm_max_ps(top, _mm_load_ps(tmax + i));
+    top = _mm_max_ps(top, _mm_shuffle_ps(top, top, _MM_SHUFFLE(1, 0, 3, 2)));
+    top = _mm_max_ps(top, _mm_shuffle_ps(top, top, _MM_SHUFFLE(2, 3, 0, 1)));
+    tmax_all = _mm_cvtss_f32(top);
+#else
     float top = -__builtin_huge_valf();
     for (int i = 0; i < L; ++i) top = top > tmax[i] ? top : tmax[i];
     tmax_all = top;
+#endif
   }
 
   /// Interval arithmetic over the packet: true when no ray can enter the box.
@@ -381,7 +401,9 @@ struct packet {
 #else
     for (std::uint64_t m = mask; m; m &= m - 1) {
       const int i = lowest_bit(m);
-      if (box_entry(r[i], lo, hi, h[i].t) != __builtin_huge_valf()) out |= std::uint64_t(1) << i;
+      ray_setup q;
+      q.org = vec3f{ox[i], oy[i], oz[i]}, q.inv = vec3f{ix[i], iy[i], iz[i]}, q.tmin = tmin[i];
+      if (box_entry(q, lo, hi, tmax[i]) != __builtin_huge_valf()) out |= std::uint64_t(1) << i;
     }
 #endif
     return out & mask;
@@ -407,7 +429,8 @@ KOKKOS_INLINE_FUNCTION void walk_compacted(const bvh_view<Mem>& b, packet<L>& p,
   for (std::uint64_t m = mask; m; m &= m - 1) {
     const int i = lowest_bit(m);
     lane[q.size] = i;
-    q.r[q.size] = p.r[i];
+    q.src[q.size] = p.src[i];
+    if ((p.ready >> i) & 1u) q.r[q.size] = p.r[i], q.ready |= std::uint64_t(1) << q.size;
     q.h[q.size] = p.h[i];
     ++q.size;
   }
@@ -441,7 +464,7 @@ KOKKOS_INLINE_FUNCTION void walk_packet(const bvh_view<Mem>& b, packet<L>& p, st
     // children's boxes lie inside, so it is re-tested where it matters).
     // Otherwise, and at every leaf, the mask is recomputed exactly.
     const int lead = lowest_bit(m);
-    if (!nd.leaf() && box_entry(p.r[lead], nd.lo, nd.hi, p.tmax[lead]) != __builtin_huge_valf()) {
+    if (!nd.leaf() && p.hits_box(nd.lo, nd.hi, std::uint64_t(1) << lead)) {
       const bool flip = (nd.axis() == 0 ? p.ix[lead] : (nd.axis() == 1 ? p.iy[lead] : p.iz[lead])) < 0;
       stack[top++] = entry{nd.first + (flip ? 0 : 1), m};
       stack[top++] = entry{nd.first + (flip ? 1 : 0), m};
@@ -457,7 +480,7 @@ KOKKOS_INLINE_FUNCTION void walk_packet(const bvh_view<Mem>& b, packet<L>& p, st
       if (active <= opt.single_below) {
         for (std::uint64_t t = m; t; t &= t - 1) {
           const int i = lowest_bit(t);
-          walk_binary<Any>(b, p.r[i], e.node, p.h[i]);
+          walk_binary<Any>(b, p.setup(i), e.node, p.h[i]);
           p.tmax[i] = Any && p.h[i].prim >= 0 ? -1.0f : p.h[i].t;
           ++c.singles;
         }
@@ -479,7 +502,7 @@ KOKKOS_INLINE_FUNCTION void walk_packet(const bvh_view<Mem>& b, packet<L>& p, st
     if (nd.leaf()) {
       for (std::uint64_t t = m; t; t &= t - 1) {
         const int i = lowest_bit(t);
-        const bool done = intersect_blocks<Any>(b, p.r[i], b.leaf_blocks(e.node), nd.count(), p.h[i]);
+        const bool done = intersect_blocks<Any>(b, p.setup(i), b.leaf_blocks(e.node), nd.count(), p.h[i]);
         p.tmax[i] = done ? -1.0f : p.h[i].t;  // a finished any-hit ray leaves the packet
       }
       if (p.shared) p.refresh_bound();
@@ -508,7 +531,7 @@ struct packet_kernel {
     std::uint64_t mask = 0;
     for (int i = 0; i < p.size; ++i) {
       const ray& q = rays(first + i);
-      p.r[i] = ray_setup(q);
+      p.src[i] = q;
       p.h[i] = hit{q.tmax, 0, 0, -1};
       if (q.tmin <= q.tmax) mask |= std::uint64_t(1) << i;
     }
