@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
       {"bitmask index", tour::run_bitmask},
       {"ocean", tour::run_ocean},
       {"galaxy", tour::run_galaxy},
+      {"ray tracing", tour::run_raytrace},
   };
   std::vector<tour::row> rows;
   for (const auto& [name, run] : capabilities) {

@@ -71,5 +71,6 @@ std::vector<row> run_segmented(const options& opt);
 std::vector<row> run_bitmask(const options& opt);
 std::vector<row> run_ocean(const options& opt);
 std::vector<row> run_galaxy(const options& opt);
+std::vector<row> run_raytrace(const options& opt);
 
 }  // namespace tour

@@ -492,7 +492,8 @@ class bvh {
     return aabb{root.lo, root.hi};
   }
 
- private:
+  // Build steps. Public only because CUDA's extended lambdas may not live in
+  // private member functions; call the constructor or refit() instead.
   void build(const ExecSpace& space) {
     sweep::detail::scoped_region region("sweep::raytrace::bvh::build");
     using Range = Kokkos::RangePolicy<ExecSpace>;
@@ -634,6 +635,7 @@ class bvh {
     m_wide = Kokkos::subview(wide, Kokkos::make_pair(index_t(0), hi));
   }
 
+ private:
   bvh_options m_options;
   Kokkos::View<vec3f*, memory_space> m_vertices;
   Kokkos::View<std::int32_t* [3], Kokkos::LayoutRight, memory_space> m_indices;
