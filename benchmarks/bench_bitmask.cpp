@@ -17,7 +17,9 @@
 //                           measured fraction of set bits.
 // Peers in the same run: copy (the ceiling, bench_support's bench_copy), std::copy_if (sequential
 // pack), sdsl-lite rank_support_v5 / select_support_mcl (random rank and
-// select, batches over the same OpenMP threads; CPU builds).
+// select, batches over the same OpenMP threads; CPU builds), and on CUDA
+// cub::DeviceSelect::Flagged (pack from one flag byte per element, made
+// from the mask outside the timed region; moved bytes count the flags).
 //
 // Row groups: (1) every encoding and op over densities at 2^26 bits
 // (SWEEP_BENCH_BITMASK_LOG2N); (2) setup/pack/unpack over sizes
@@ -35,6 +37,9 @@
 
 #if defined(SWEEP_BENCH_HAVE_SDSL)
 #include "bench_bitmask_sdsl.hpp"
+#endif
+#if defined(KOKKOS_ENABLE_CUDA)
+#include <cub/device/device_select.cuh>
 #endif
 
 namespace {
@@ -177,6 +182,33 @@ void bench_copy_if(benchmark::State& state, int log2n, int permille) {
            });
 }
 
+#if defined(KOKKOS_ENABLE_CUDA)
+/// CUB's stream compaction by flags: the peer a CUDA user would call.
+void bench_cub_flagged(benchmark::State& state, int log2n, int permille) {
+  const index_t n = index_t(1) << log2n;
+  const auto words = mask_for(log2n, permille);
+  Kokkos::View<std::uint8_t*, Memory> flags(Kokkos::view_alloc(Kokkos::WithoutInitializing, "flags"), n);
+  Kokkos::parallel_for(
+      "sweep::bench::flags", Kokkos::RangePolicy<Space>(0, n),
+      KOKKOS_LAMBDA(const index_t i) { flags(i) = std::uint8_t((words(i >> 5) >> (i & 31)) & 1u); });
+  Space space;
+  const sweep::bitmask_index<bm::rank_select, Memory> idx(space, words, n);
+  Kokkos::View<std::int32_t*, Memory> in(Kokkos::view_alloc(Kokkos::WithoutInitializing, "expanded"), n);
+  Kokkos::View<std::int32_t*, Memory> out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "packed"), idx.count() + 1);
+  Kokkos::View<int, Memory> selected("selected");
+  fill_pattern(in);
+  std::size_t temp_bytes = 0;
+  cub::DeviceSelect::Flagged(nullptr, temp_bytes, in.data(), flags.data(), out.data(), selected.data(), int(n),
+                             space.cuda_stream());
+  Kokkos::View<char*, Memory> temp("cub_temp", temp_bytes);
+  run_rows(state, 4.0 * static_cast<double>(n), static_cast<double>(n) + 8.0 * static_cast<double>(idx.count()), 0,
+           idx.count(), n, [&] {
+             cub::DeviceSelect::Flagged(temp.data(), temp_bytes, in.data(), flags.data(), out.data(), selected.data(),
+                                        int(n), space.cuda_stream());
+           });
+}
+#endif
+
 #if defined(SWEEP_BENCH_HAVE_SDSL)
 void bench_sdsl_setup(benchmark::State& state, int log2n, int permille, bool select) {
   const index_t n = index_t(1) << log2n;
@@ -280,6 +312,11 @@ void sweep_bench::register_suite() {
   for (int d : densities)
     register_row(row("pack", "std_copy_if", d, main_log2n),
                  [=](benchmark::State& s) { bench_copy_if(s, main_log2n, d); });
+#if defined(KOKKOS_ENABLE_CUDA)
+  for (int d : densities)
+    register_row(row("pack", "cub_flagged", d, main_log2n),
+                 [=](benchmark::State& s) { bench_cub_flagged(s, main_log2n, d); });
+#endif
 #if defined(SWEEP_BENCH_HAVE_SDSL)
   for (int d : densities) {
     register_row(row("setup", "sdsl_rank_v5", d, main_log2n),

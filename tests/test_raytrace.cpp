@@ -137,8 +137,8 @@ TEST_CASE_TEMPLATE("BVH invariants: boxes contain children and triangles, leaves
             contain = contain && box.contains(tb);
           }
         } else {
-          contain = contain && box.contains({nodes[std::size_t(nd.first)].lo, nodes[std::size_t(nd.first)].hi}) &&
-                    box.contains({nodes[std::size_t(nd.first) + 1].lo, nodes[std::size_t(nd.first) + 1].hi});
+          contain = contain && box.contains(rt::aabb{nodes[std::size_t(nd.first)].lo, nodes[std::size_t(nd.first)].hi}) &&
+                    box.contains(rt::aabb{nodes[std::size_t(nd.first) + 1].lo, nodes[std::size_t(nd.first) + 1].hi});
         }
       }
       CHECK(std::all_of(seen.begin(), seen.end(), [](int s) { return s == 1; }));

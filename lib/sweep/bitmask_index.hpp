@@ -42,6 +42,11 @@
 // elements read and the count() written. select/rank cost one descent per
 // query (rank_select: one or two cache lines for rank, a few for select).
 //
+// On CUDA (cuda/bitmask.hpp) the trees descend warp-cooperatively (a
+// ballot vote, coalesced loads of 32 entries or pivots, per-thread binary
+// search once the warp's queries diverge) in select, pack and unpack, and
+// rank_select packs and unpacks with one warp per 1024 mask bits.
+//
 // Errors (std::invalid_argument naming the sizes, nothing written):
 // negative n_bits or `words` shorter than ceil(n_bits/32); a packed array
 // whose length is not count(); an expanded array shorter than n_bits;
@@ -56,6 +61,13 @@
 #include <sweep/detail/bitmask_trees.hpp>
 #include <sweep/detail/host_bitmask_kernels.hpp>
 #include <sweep/detail/scan_io.hpp>
+
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__)
+#include <sweep/cuda/bitmask.hpp>
+#define SWEEP_BITMASK_CUDA 1
+#else
+#define SWEEP_BITMASK_CUDA 0
+#endif
 
 #include <limits>
 #include <string>
@@ -93,30 +105,35 @@ template <class Mem>
 struct bitmask_encoding<bitmask::full_permutation, Mem> {
   using view = permutation_view<Mem>;
   static constexpr bool streaming = false;
+  static constexpr bool tree = false;  // CUDA: warp-cooperative descents
   static std::string name() { return "full_permutation"; }
 };
 template <unsigned S1, unsigned S2, class Mem>
 struct bitmask_encoding<bitmask::fixed_inclusive<S1, S2>, Mem> {
   using view = fixed_tree_view<true, S1, S2, Mem>;
   static constexpr bool streaming = false;
+  static constexpr bool tree = true;  // CUDA: warp-cooperative descents
   static std::string name() { return concat("fixed_inclusive<", S1, ",", S2, ">"); }
 };
 template <unsigned S1, unsigned S2, class Mem>
 struct bitmask_encoding<bitmask::fixed_exclusive<S1, S2>, Mem> {
   using view = fixed_tree_view<false, S1, S2, Mem>;
   static constexpr bool streaming = false;
+  static constexpr bool tree = true;  // CUDA: warp-cooperative descents
   static std::string name() { return concat("fixed_exclusive<", S1, ",", S2, ">"); }
 };
 template <class Mem>
 struct bitmask_encoding<bitmask::dynamic_exclusive, Mem> {
   using view = dynamic_tree_view<Mem>;
   static constexpr bool streaming = false;
+  static constexpr bool tree = true;  // CUDA: warp-cooperative descents
   static std::string name() { return "dynamic_exclusive"; }
 };
 template <class Mem>
 struct bitmask_encoding<bitmask::rank_select, Mem> {
   using view = rank_select_view<Mem>;
   static constexpr bool streaming = true;
+  static constexpr bool tree = false;  // CUDA: warp-cooperative descents
   static std::string name() { return "rank_select"; }
 };
 
@@ -238,6 +255,15 @@ class bitmask_index {
     if (count() == 0) return;
     const device_view_type v = m_view;
     using T = typename OutView::value_type;
+#if SWEEP_BITMASK_CUDA
+    if constexpr (std::is_same_v<ExecSpace, Kokkos::Cuda>) {
+      if constexpr (traits::streaming) {
+        if (!v.sparse) return cuda::stream<true>(space, where, v, expanded_in, packed_out);
+      } else if constexpr (traits::tree) {
+        return cuda::move_by_select<true>(space, where, v, expanded_in, packed_out);
+      }
+    }
+#endif
     if constexpr (traits::streaming) {
       if (v.sparse) return detail::gather_by_select(space, where, v, expanded_in, packed_out, opt);
       if constexpr (detail::is_host_space_v<ExecSpace>) {
@@ -275,6 +301,15 @@ class bitmask_index {
     if (count() == 0) return;
     const device_view_type v = m_view;
     using T = typename OutView::value_type;
+#if SWEEP_BITMASK_CUDA
+    if constexpr (std::is_same_v<ExecSpace, Kokkos::Cuda>) {
+      if constexpr (traits::streaming) {
+        if (!v.sparse) return cuda::stream<false>(space, where, v, expanded_out, packed_in);
+      } else if constexpr (traits::tree) {
+        return cuda::move_by_select<false>(space, where, v, packed_in, expanded_out);
+      }
+    }
+#endif
     if constexpr (traits::streaming) {
       if (v.sparse) return detail::scatter_by_select(space, where, v, packed_in, expanded_out, opt);
       if constexpr (detail::is_host_space_v<ExecSpace>) {
@@ -308,6 +343,10 @@ class bitmask_index {
     detail::scoped_region region(where);
     const device_view_type v = m_view;
     using R = typename OutView::value_type;
+#if SWEEP_BITMASK_CUDA
+    if constexpr (std::is_same_v<ExecSpace, Kokkos::Cuda> && traits::tree)
+      return cuda::select(space, where, v, packed_indices, expanded_out);
+#endif
     detail::bitmask_for(
         space, where, static_cast<index_t>(packed_indices.extent(0)), 0, KOKKOS_LAMBDA(const index_t t) {
           expanded_out(t) = static_cast<R>(v.select(static_cast<index_t>(packed_indices(t))));

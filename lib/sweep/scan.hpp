@@ -22,7 +22,9 @@
 //   single_pass     chunks in order with decoupled look-back: one read and
 //                   one write per element (traffic 2n, as a copy).
 //   automatic       host spaces: sequential below 4096 elements, else
-//                   single_pass; other spaces: single_pass. (Chosen from
+//                   single_pass; CUDA: the hand-written single-pass kernel
+//                   of cuda/single_pass_scan.hpp (warp shuffles, decoupled
+//                   look-back); other spaces: single_pass. (Chosen from
 //                   bench_scan: single_pass is the only one near copy speed.)
 // Errors: out shorter than in, or in/out overlapping without being the same
 // View -> std::invalid_argument naming both extents, nothing written; wrong
@@ -40,6 +42,9 @@
 #include <sweep/detail/scan_sequential.hpp>
 #include <sweep/detail/scan_single_pass.hpp>
 #include <sweep/detail/scan_tiled.hpp>
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__)
+#include <sweep/cuda/single_pass_scan.hpp>
+#endif
 
 #include <string>
 #include <type_traits>
@@ -110,6 +115,12 @@ T run_scan(const std::string& label, const ExecSpace& space, const InView& in, c
   auto out_n = Kokkos::subview(out, Kokkos::pair<index_t, index_t>(0, n));
   scan_io<InView, decltype(out_n), Op, Backward> io{in, out_n, op, n};
   using tuning = scan_tuning<ExecSpace>;
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__)
+  // On a GPU `automatic` is the hand-written single-pass kernel (cuda/);
+  // `single_pass` keeps the portable one, so both stay testable there.
+  if constexpr (std::is_same_v<ExecSpace, Kokkos::Cuda>)
+    if (opt.algorithm == scan_algorithm::automatic) return cuda::single_pass_scan(space, io, init, exclusive, label);
+#endif
   switch (resolve_scan_algorithm<ExecSpace>(opt.algorithm, n)) {
     case scan_algorithm::sequential: return scan_sequential(space, io, init, exclusive, label);
     case scan_algorithm::hillis_steele: return scan_hillis_steele(space, io, init, exclusive, label);

@@ -63,6 +63,15 @@ void run_lifted(const ExecSpace& space, const IO& io, scan_algorithm algo, bool 
                 const std::string& label) {
   using T = typename IO::value_type;
   const T init = IO::identity();
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__)
+  // On a GPU `automatic` runs the lifted operator on the hand-written
+  // single-pass kernel (cuda/).
+  if constexpr (std::is_same_v<ExecSpace, Kokkos::Cuda>)
+    if (algo == scan_algorithm::automatic) {
+      cuda::single_pass_scan(space, io, init, exclusive, label);
+      return;
+    }
+#endif
   switch (resolve_scan_algorithm<ExecSpace>(algo, io.n)) {
     case scan_algorithm::sequential: scan_sequential(space, io, init, exclusive, label); return;
     case scan_algorithm::hillis_steele: scan_hillis_steele(space, io, init, exclusive, label); return;
