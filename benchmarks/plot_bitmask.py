@@ -15,6 +15,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from plot_common import run_title, save  # noqa: E402
 
 MAIN = ("rank_select", "full_permutation", "fixed_inclusive_128_256", "fixed_exclusive_256_256",
         "dynamic_exclusive")
@@ -63,15 +64,6 @@ def finish(ax, xlabel, ylabel, title, logx=True, fontsize=7, ncol=1):
     ax.set_title(title)
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=fontsize, ncol=ncol)
-
-
-def save(fig, base, suffix, title):
-    fig.suptitle(title)
-    fig.tight_layout()
-    out = f"{base}_{suffix}.png"
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
-    return out
 
 
 def size_figure(rs, base, title):
@@ -201,8 +193,7 @@ def figures(path, context, rows, row_name):
     if not rs:
         return []
     base = os.path.splitext(path)[0]
-    title = (f"{os.path.basename(path)} - {context.get('kokkos_execution_space', '?')} on "
-             f"{context.get('host_name', '?')}, {context.get('num_cpus', '?')} CPUs")
+    title = run_title(path, context)
     n = main_size(rs)
     sizes = len({r["n"] for r in rs}) > 1
     outs = [size_figure(rs, base, title) if sizes else None, density_figure(rs, base, title, n),

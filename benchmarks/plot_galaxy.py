@@ -8,13 +8,13 @@ Writes next to the JSON:
                       16 and 64, Morton runs per partition, force and step
                       time per scheme
 """
-import collections
 import os
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from plot_common import ms, parse_rows, run_title, save  # noqa: E402
 
 PHASES = ("bbox", "build", "summarize", "partition", "force", "integrate", "step")
 SCHEMES = ("costzones", "orb", "static", "random")
@@ -22,17 +22,7 @@ COLOURS = {"costzones": "tab:blue", "orb": "tab:green", "static": "tab:orange", 
 
 
 def parse(rows, row_name):
-    out = collections.defaultdict(dict)
-    for b in rows:
-        p = row_name(b).split("/")
-        if len(p) != 4 or p[0] != "galaxy":
-            continue
-        out[(p[1], p[2])][int(p[3])] = b
-    return out
-
-
-def ms(b):
-    return b["real_time"] * {"ms": 1, "us": 1e-3, "ns": 1e-6, "s": 1e3}[b.get("time_unit", "ms")]
+    return parse_rows(rows, row_name, "galaxy")
 
 
 def phases_figure(rs, base, title):
@@ -55,11 +45,7 @@ def phases_figure(rs, base, title):
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=8)
     ax.set_title(title, fontsize=9)
-    fig.tight_layout()
-    out = base + "_phases.png"
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
-    return out
+    return save(fig, base, "phases")
 
 
 def balance_figure(rs, base, title):
@@ -102,12 +88,7 @@ def balance_figure(rs, base, title):
     a3.legend(fontsize=8)
     for a in (a1, a2, a3):
         a.grid(alpha=0.3, axis="y")
-    fig.suptitle(f"{title}: N = {n}" + ("" if step else ""), fontsize=9)
-    fig.tight_layout()
-    out = base + "_balance.png"
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
-    return out
+    return save(fig, base, "balance", f"{title}: N = {n}" + ("" if step else ""), fontsize=9)
 
 
 def figures(path, context, rows, row_name):
@@ -115,6 +96,5 @@ def figures(path, context, rows, row_name):
     if not rs:
         return []
     base = os.path.splitext(path)[0]
-    title = (f"{os.path.basename(path)} - {context.get('kokkos_execution_space', '?')} on "
-             f"{context.get('host_name', '?')}, {context.get('num_cpus', '?')} CPUs")
+    title = run_title(path, context)
     return [f for f in (phases_figure(rs, base, title), balance_figure(rs, base, title)) if f]

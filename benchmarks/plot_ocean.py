@@ -7,13 +7,13 @@ Writes next to the JSON:
                         beside it each kernel's fraction of copy
   <name>_solve.png      time of one V-cycle and of a full solve to 1e-7 vs n
 """
-import collections
 import os
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from plot_common import ms, parse_rows, run_title, save  # noqa: E402
 
 KERNELS = ("rb_sweep", "rb_sweep_phased", "jacobi", "residual", "v_cycle")
 COLOURS = {"rb_sweep": "tab:blue", "rb_sweep_phased": "tab:cyan", "jacobi": "tab:green",
@@ -21,21 +21,11 @@ COLOURS = {"rb_sweep": "tab:blue", "rb_sweep_phased": "tab:cyan", "jacobi": "tab
 
 
 def parse(rows, row_name):
-    out = collections.defaultdict(dict)
-    for b in rows:
-        p = row_name(b).split("/")
-        if len(p) != 4 or p[0] != "ocean":
-            continue
-        out[(p[1], p[2])][int(p[3])] = b
-    return out
+    return parse_rows(rows, row_name, "ocean")
 
 
 def gbs(b):
     return b.get("bytes_per_second", 0) / 1e9
-
-
-def ms(b):
-    return b["real_time"] * {"ms": 1, "us": 1e-3, "ns": 1e-6, "s": 1e3}[b.get("time_unit", "ms")]
 
 
 def bandwidth_figure(rs, base, title):
@@ -72,12 +62,7 @@ def bandwidth_figure(rs, base, title):
     axr.set_ylabel("fraction of copy bandwidth")
     ax.legend(fontsize=7)
     axr.legend(fontsize=7)
-    fig.suptitle(title, fontsize=9)
-    fig.tight_layout()
-    out = base + "_bandwidth.png"
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
-    return out
+    return save(fig, base, "bandwidth", title, fontsize=9)
 
 
 def solve_figure(rs, base, title):
@@ -100,11 +85,7 @@ def solve_figure(rs, base, title):
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7)
     ax.set_title(title, fontsize=9)
-    fig.tight_layout()
-    out = base + "_solve.png"
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
-    return out
+    return save(fig, base, "solve")
 
 
 def figures(path, context, rows, row_name):
@@ -112,6 +93,5 @@ def figures(path, context, rows, row_name):
     if not rs:
         return []
     base = os.path.splitext(path)[0]
-    title = (f"{os.path.basename(path)} - {context.get('kokkos_execution_space', '?')} on "
-             f"{context.get('host_name', '?')}, {context.get('num_cpus', '?')} CPUs")
+    title = run_title(path, context)
     return [bandwidth_figure(rs, base, title), solve_figure(rs, base, title)]

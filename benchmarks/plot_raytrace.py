@@ -8,13 +8,13 @@ Writes next to the JSON:
                     ratios the targets are read from in the titles
   <name>_build.png  BVH build time per scene, Sweep vs Embree
 """
-import collections
 import os
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from plot_common import ms, parse_rows, run_title, save  # noqa: E402
 
 IMPLS = ("sweep_single", "sweep_packet", "sweep_auto", "embree_single", "embree_packet")
 COLOURS = {"sweep_single": "tab:blue", "sweep_packet": "tab:cyan", "sweep_auto": "tab:purple",
@@ -23,17 +23,7 @@ KINDS = ("primary", "shadow", "diffuse")
 
 
 def parse(rows, row_name):
-    out = collections.defaultdict(dict)
-    for b in rows:
-        p = row_name(b).split("/")
-        if len(p) != 4 or p[0] != "raytrace":
-            continue
-        out[(p[1], p[2])][p[3]] = b
-    return out
-
-
-def ms(b):
-    return b["real_time"] * {"ms": 1, "us": 1e-3, "ns": 1e-6, "s": 1e3}[b.get("time_unit", "ms")]
+    return parse_rows(rows, row_name, "raytrace", x=str)
 
 
 def mrays(b):
@@ -71,12 +61,7 @@ def rays_figure(rs, base, title):
                      fontsize=7)
         ax.grid(alpha=0.3, axis="y")
     axes[0].legend(fontsize=7)
-    fig.suptitle(title + " (numbers over packet bars: utilisation)", fontsize=9)
-    fig.tight_layout()
-    out = base + "_rays.png"
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
-    return out
+    return save(fig, base, "rays", title + " (numbers over packet bars: utilisation)", fontsize=9)
 
 
 def build_figure(rs, base, title):
@@ -95,11 +80,7 @@ def build_figure(rs, base, title):
     ax.grid(alpha=0.3, axis="y")
     ax.legend(fontsize=8)
     ax.set_title(title, fontsize=9)
-    fig.tight_layout()
-    out = base + "_build.png"
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
-    return out
+    return save(fig, base, "build")
 
 
 def figures(path, context, rows, row_name):
@@ -107,6 +88,5 @@ def figures(path, context, rows, row_name):
     if not rs:
         return []
     base = os.path.splitext(path)[0]
-    title = (f"{os.path.basename(path)} - {context.get('kokkos_execution_space', '?')} on "
-             f"{context.get('host_name', '?')}, {context.get('num_cpus', '?')} CPUs")
+    title = run_title(path, context)
     return [f for f in (rays_figure(rs, base, title), build_figure(rs, base, title)) if f]

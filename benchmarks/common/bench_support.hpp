@@ -41,6 +41,13 @@ void timed(benchmark::State& state, const ExecSpace& space, Body&& body) {
   state.SetIterationTime(std::chrono::duration<double>(t1 - t0).count());
 }
 
+/// bytes_per_second from the traffic model; rows without one (0) get none.
+inline void set_bytes(benchmark::State& state, double bytes_per_iteration) {
+  if (bytes_per_iteration > 0)
+    state.SetBytesProcessed(static_cast<std::int64_t>(bytes_per_iteration) *
+                            static_cast<std::int64_t>(state.iterations()));
+}
+
 /// Runs `body` once untimed (first touch, caches, lazy setup), then the
 /// benchmark loop; sets bytes_per_second from `bytes_per_iteration`.
 template <class ExecSpace, class Body>
@@ -49,8 +56,7 @@ void run_timed(benchmark::State& state, const ExecSpace& space, double bytes_per
   body();
   space.fence();
   for (auto _ : state) timed(state, space, body);
-  state.SetBytesProcessed(static_cast<std::int64_t>(bytes_per_iteration) *
-                          static_cast<std::int64_t>(state.iterations()));
+  set_bytes(state, bytes_per_iteration);
 }
 
 /// As run_timed, with an untimed `setup` before every timed `body` (for
@@ -64,8 +70,7 @@ void run_timed_with_setup(benchmark::State& state, const ExecSpace& space, doubl
     setup();
     timed(state, space, body);
   }
-  state.SetBytesProcessed(static_cast<std::int64_t>(bytes_per_iteration) *
-                          static_cast<std::int64_t>(state.iterations()));
+  set_bytes(state, bytes_per_iteration);
 }
 
 /// Deterministic non-trivial fill (never time on zeros).

@@ -1,0 +1,40 @@
+"""Pieces the suite-specific figure scripts share: four-field row parsing,
+times in ms, run titles and saving a figure."""
+import collections
+import os
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def parse_rows(rows, row_name, suite, x=int):
+    """Rows suite/<a>/<b>/<x> as {(a, b): {x: row}}."""
+    out = collections.defaultdict(dict)
+    for b in rows:
+        p = row_name(b).split("/")
+        if len(p) != 4 or p[0] != suite:
+            continue
+        out[(p[1], p[2])][x(p[3])] = b
+    return out
+
+
+def ms(b):
+    return b["real_time"] * {"ms": 1, "us": 1e-3, "ns": 1e-6, "s": 1e3}[b.get("time_unit", "ms")]
+
+
+def run_title(path, context):
+    return (f"{os.path.basename(path)} - {context.get('kokkos_execution_space', '?')} on "
+            f"{context.get('host_name', '?')}, {context.get('num_cpus', '?')} CPUs")
+
+
+def save(fig, base, suffix, suptitle=None, fontsize=None):
+    """Lays out, writes <base>_<suffix>.png and closes the figure."""
+    if suptitle is not None:
+        fig.suptitle(suptitle, fontsize=fontsize)
+    fig.tight_layout()
+    out = f"{base}_{suffix}.png"
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
