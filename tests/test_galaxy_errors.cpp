@@ -13,22 +13,10 @@
 #include <string>
 
 namespace nb = sweep::nbody;
+using sweep_test::scratch_dir;
+using sweep_test::thrown;
 
 namespace {
-
-struct scratch_dir {
-  std::filesystem::path path;
-  scratch_dir() : path(std::filesystem::temp_directory_path() / "sweep-galaxy-errors") {
-    std::filesystem::remove_all(path);
-    std::filesystem::create_directories(path);
-  }
-  ~scratch_dir() { std::filesystem::remove_all(path); }
-  std::string write(const std::string& name, const std::string& bytes) const {
-    const auto p = (path / name).string();
-    std::ofstream(p, std::ios::binary) << bytes;
-    return p;
-  }
-};
 
 std::string read_all(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -41,19 +29,10 @@ std::string binary_header(std::uint64_t n) {
   return h;
 }
 
-std::string thrown(auto&& f) {
-  try {
-    f();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "(nothing thrown)";
-}
-
 }  // namespace
 
 TEST_CASE("malformed CSV body files name the file and the line") {
-  scratch_dir d;
+  scratch_dir d("sweep-galaxy-errors");
   const std::string header = "m,x,y,z,vx,vy,vz\n";
   const auto bad_number = d.write("a.csv", header + "1,0,0,0,0,0,0\n# comment\n1,0,zero,0,0,0,0\n");
   CHECK(thrown([&] { nb::read_bodies(bad_number); }) ==
@@ -88,7 +67,7 @@ TEST_CASE("malformed CSV body files name the file and the line") {
 }
 
 TEST_CASE("truncated or damaged binary body files name the byte offset") {
-  scratch_dir d;
+  scratch_dir d("sweep-galaxy-errors");
   const auto header_only = d.write("a.bin", binary_header(3).substr(0, 12));
   CHECK(thrown([&] { nb::read_bodies(header_only); }) ==
         "sweep::nbody::read_bodies: " + header_only + ": truncated at byte offset 12: the header (magic + count) needs 16 bytes");
@@ -114,7 +93,7 @@ TEST_CASE("truncated or damaged binary body files name the byte offset") {
 }
 
 TEST_CASE("write_bodies refuses bad bodies and never leaves a damaged file") {
-  scratch_dir d;
+  scratch_dir d("sweep-galaxy-errors");
   const std::vector<nb::body> good = {{1, 0, 0, 0, 0, 0, 0}};
   const auto target = (d.path / "keep.csv").string();
   nb::write_bodies(target, good);

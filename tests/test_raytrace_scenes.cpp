@@ -17,35 +17,12 @@ using namespace sweep_test;
 
 namespace {
 
-struct scratch {
-  std::filesystem::path dir = std::filesystem::temp_directory_path() / "sweep-raytrace-scenes";
-  scratch() {
-    std::filesystem::remove_all(dir);
-    std::filesystem::create_directories(dir);
-  }
-  ~scratch() { std::filesystem::remove_all(dir); }
-  std::string write(const std::string& name, const std::string& text) const {
-    const auto p = (dir / name).string();
-    std::ofstream(p) << text;
-    return p;
-  }
-};
-
-std::string thrown(auto&& f) {
-  try {
-    f();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "(nothing thrown)";
-}
-
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 }  // namespace
 
 TEST_CASE("OFF and OBJ files load; polygons become fans; degenerate triangles are skipped and counted") {
-  scratch s;
+  scratch_dir s("sweep-raytrace-scenes");
   const auto off = s.write("quad.off", "OFF\n# a quad, a degenerate triangle and a sliver of zero area\n6 3 0\n"
                                        "0 0 0\n1 0 0\n1 1 0\n0 1 0\n2 0 0\n3 0 0\n4 0 1 2 3\n3 0 0 1\n3 0 4 5\n");
   const auto m = rt::load_off(off);
@@ -60,10 +37,10 @@ TEST_CASE("OFF and OBJ files load; polygons become fans; degenerate triangles ar
 }
 
 TEST_CASE("malformed mesh files name the file and the line") {
-  scratch s;
-  CHECK(has(thrown([&] { rt::load_mesh((s.dir / "missing.off").string()); }), "missing.off: cannot open"));
+  scratch_dir s("sweep-raytrace-scenes");
+  CHECK(has(thrown([&] { rt::load_mesh((s.path / "missing.off").string()); }), "missing.off: cannot open"));
   CHECK(thrown([&] { rt::load_mesh(s.write("a.ply", "ply\n")); }) ==
-        "sweep::raytrace::load_mesh: " + (s.dir / "a.ply").string() + ": unknown mesh format '.ply' (expected .obj or .off)");
+        "sweep::raytrace::load_mesh: " + (s.path / "a.ply").string() + ": unknown mesh format '.ply' (expected .obj or .off)");
   const auto bad_header = s.write("h.off", "OFX\n3 1 0\n");
   CHECK(thrown([&] { rt::load_off(bad_header); }) == "sweep::raytrace::load_mesh: " + bad_header + ":1: expected 'OFF', found 'OFX'");
   const auto bad_number = s.write("n.off", "OFF\n3 1 0\n0 0 0\n1 x 0\n0 1 0\n3 0 1 2\n");
@@ -207,8 +184,8 @@ TEST_CASE_TEMPLATE("on the real meshes, packets of every size equal single rays"
 
 TEST_CASE_TEMPLATE("the README example runs as written", Space, SWEEP_TEST_SPACES) {
   Space space;
-  scratch dir;
-  const std::string mesh_dir = dir.dir.string();
+  scratch_dir dir("sweep-raytrace-readme");
+  const std::string mesh_dir = dir.path.string();
   rt::mesh bunny = rt::procedural_scene(2);  // a stand-in written as an OFF file
   {
     std::ofstream off(mesh_dir + "/bunny00.off");

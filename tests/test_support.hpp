@@ -1,6 +1,7 @@
 // Helpers shared by Sweep's tests: the space type list, host <-> device
 // copies of std::vector, seeded random data and a floating-point tolerance
-// that grows with the number of operations.
+// that grows with the number of operations; scratch folders and the
+// message of a rejected call for the error tests.
 #pragma once
 
 #include <test_spaces.hpp>
@@ -10,11 +11,16 @@
 
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
+
+#include <unistd.h>
 
 namespace sweep_test {
 
@@ -65,6 +71,38 @@ double tolerance(std::size_t n) {
            (std::log2(static_cast<double>(n) + 2.0) + 1.0);
   else
     return 0.0;
+}
+
+/// A fresh folder under the system's temporary folder, removed with it;
+/// the process id keeps the 1- and 2-thread runs of a test apart.
+struct scratch_dir {
+  std::filesystem::path path;
+  explicit scratch_dir(const std::string& name)
+      : path(std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()))) {
+    std::filesystem::remove_all(path);
+    std::filesystem::create_directories(path);
+  }
+  ~scratch_dir() { std::filesystem::remove_all(path); }
+  scratch_dir(const scratch_dir&) = delete;
+  scratch_dir& operator=(const scratch_dir&) = delete;
+  /// Writes `bytes` to the file `name` in the folder; returns its path.
+  std::string write(const std::string& name, const std::string& bytes) const {
+    const auto p = (path / name).string();
+    std::ofstream(p, std::ios::binary) << bytes;
+    return p;
+  }
+};
+
+/// The message of the std::invalid_argument that f() throws, or
+/// "(nothing thrown)".
+template <class F>
+std::string thrown(F&& f) {
+  try {
+    f();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "(nothing thrown)";
 }
 
 }  // namespace sweep_test
