@@ -59,6 +59,23 @@ void to_embree8(const plain_ray* r, int count, R8& e, int* valid) {
   }
 }
 
+/// Calls f(first, count, ctx) for each packet of 8 consecutive rays (the
+/// last may hold fewer), in parallel, with a fresh context flagged coherent
+/// or incoherent.
+template <class F>
+void for_packets8(std::size_t n, bool coherent, F&& f) {
+  const long packets = long((n + 7) / 8);
+#pragma omp parallel for schedule(dynamic, 32)
+  for (long p = 0; p < packets; ++p) {
+    const long first = p * 8;
+    const int count = int(std::min<long>(8, long(n) - first));
+    RTCIntersectContext ctx;
+    rtcInitIntersectContext(&ctx);
+    ctx.flags = coherent ? RTC_INTERSECT_CONTEXT_FLAG_COHERENT : RTC_INTERSECT_CONTEXT_FLAG_INCOHERENT;
+    f(first, count, ctx);
+  }
+}
+
 }  // namespace
 
 void embree_scene::intersect1(const std::vector<plain_ray>& rays, std::vector<plain_hit>& hits) const {
@@ -82,14 +99,7 @@ void embree_scene::intersect1(const std::vector<plain_ray>& rays, std::vector<pl
 
 void embree_scene::intersect8(const std::vector<plain_ray>& rays, std::vector<plain_hit>& hits, bool coherent) const {
   hits.resize(rays.size());
-  const long packets = long((rays.size() + 7) / 8);
-#pragma omp parallel for schedule(dynamic, 32)
-  for (long p = 0; p < packets; ++p) {
-    const long first = p * 8;
-    const int count = int(std::min<long>(8, long(rays.size()) - first));
-    RTCIntersectContext ctx;
-    rtcInitIntersectContext(&ctx);
-    ctx.flags = coherent ? RTC_INTERSECT_CONTEXT_FLAG_COHERENT : RTC_INTERSECT_CONTEXT_FLAG_INCOHERENT;
+  for_packets8(rays.size(), coherent, [&](long first, int count, RTCIntersectContext& ctx) {
     alignas(32) RTCRayHit8 rh;
     alignas(32) int valid[8];
     to_embree8(&rays[std::size_t(first)], count, rh.ray, valid);
@@ -99,7 +109,7 @@ void embree_scene::intersect8(const std::vector<plain_ray>& rays, std::vector<pl
       hits[std::size_t(first + k)] = valid[k] && rh.hit.geomID[k] != RTC_INVALID_GEOMETRY_ID
                                          ? plain_hit{rh.ray.tfar[k], std::int32_t(rh.hit.primID[k])}
                                          : plain_hit{0, -1};
-  }
+  });
 }
 
 void embree_scene::occluded1(const std::vector<plain_ray>& rays, std::vector<int>& occluded) const {
@@ -122,20 +132,13 @@ void embree_scene::occluded1(const std::vector<plain_ray>& rays, std::vector<int
 
 void embree_scene::occluded8(const std::vector<plain_ray>& rays, std::vector<int>& occluded, bool coherent) const {
   occluded.resize(rays.size());
-  const long packets = long((rays.size() + 7) / 8);
-#pragma omp parallel for schedule(dynamic, 32)
-  for (long p = 0; p < packets; ++p) {
-    const long first = p * 8;
-    const int count = int(std::min<long>(8, long(rays.size()) - first));
-    RTCIntersectContext ctx;
-    rtcInitIntersectContext(&ctx);
-    ctx.flags = coherent ? RTC_INTERSECT_CONTEXT_FLAG_COHERENT : RTC_INTERSECT_CONTEXT_FLAG_INCOHERENT;
+  for_packets8(rays.size(), coherent, [&](long first, int count, RTCIntersectContext& ctx) {
     alignas(32) RTCRay8 r;
     alignas(32) int valid[8];
     to_embree8(&rays[std::size_t(first)], count, r, valid);
     rtcOccluded8(valid, m->scene, &ctx, &r);
     for (int k = 0; k < count; ++k) occluded[std::size_t(first + k)] = valid[k] && r.tfar[k] < 0 ? 1 : 0;
-  }
+  });
 }
 
 }  // namespace sweep_bench
