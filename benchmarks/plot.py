@@ -24,6 +24,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from plot_common import run_title  # noqa: E402
 
 
 def load(path):
@@ -94,8 +95,8 @@ def figure(path, counter, out_dir):
         import importlib  # this suite has its own figures
 
         module = importlib.import_module(OWN_FIGURES[suite])
-        outs = module.figures(path if not out_dir else os.path.join(out_dir, os.path.basename(path)),
-                              context, rows, row_name)
+        target = path if not out_dir else os.path.join(out_dir, os.path.basename(path))
+        outs = module.figures(rows, row_name, os.path.splitext(target)[0], run_title(target, context))
         return "\n".join(outs) or None
     if rows and single_size(rows):
         fig = bars(path, context, rows, counter, out_dir)
@@ -136,9 +137,7 @@ def figure(path, counter, out_dir):
 
 
 def save(fig, path, context, out_dir):
-    host = context.get("host_name", "?")
-    space = context.get("kokkos_execution_space", "?")
-    fig.suptitle(f"{os.path.basename(path)} - {space} on {host}, {context.get('num_cpus', '?')} CPUs")
+    fig.suptitle(run_title(path, context))
     fig.tight_layout()
     out = os.path.join(out_dir or os.path.dirname(path), os.path.splitext(os.path.basename(path))[0] + ".png")
     fig.savefig(out, dpi=110)

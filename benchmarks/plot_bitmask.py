@@ -9,13 +9,12 @@ Writes next to the JSON:
   <name>_memory.png    index bytes as a share of the mask vs size and density
 """
 import collections
-import os
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-from plot_common import run_title, save  # noqa: E402
+from plot_common import save  # noqa: E402
 
 MAIN = ("rank_select", "full_permutation", "fixed_inclusive_128_256", "fixed_exclusive_256_256",
         "dynamic_exclusive")
@@ -188,12 +187,10 @@ def memory_figure(rs, base, title, n):
     return save(fig, base, "memory", title)
 
 
-def figures(path, context, rows, row_name):
+def figures(rows, row_name, base, title):
     rs = parse(rows, row_name)
     if not rs:
         return []
-    base = os.path.splitext(path)[0]
-    title = run_title(path, context)
     n = main_size(rs)
     sizes = len({r["n"] for r in rs}) > 1
     outs = [size_figure(rs, base, title) if sizes else None, density_figure(rs, base, title, n),

@@ -8,13 +8,12 @@ Writes next to the JSON:
                       16 and 64, Morton runs per partition, force and step
                       time per scheme
 """
-import os
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-from plot_common import ms, parse_rows, run_title, save  # noqa: E402
+from plot_common import ms, parse_rows, save  # noqa: E402
 
 PHASES = ("bbox", "build", "summarize", "partition", "force", "integrate", "step")
 SCHEMES = ("costzones", "orb", "static", "random")
@@ -91,10 +90,8 @@ def balance_figure(rs, base, title):
     return save(fig, base, "balance", f"{title}: N = {n}" + ("" if step else ""), fontsize=9)
 
 
-def figures(path, context, rows, row_name):
+def figures(rows, row_name, base, title):
     rs = parse(rows, row_name)
     if not rs:
         return []
-    base = os.path.splitext(path)[0]
-    title = run_title(path, context)
     return [f for f in (phases_figure(rs, base, title), balance_figure(rs, base, title)) if f]

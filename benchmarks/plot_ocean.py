@@ -7,13 +7,12 @@ Writes next to the JSON:
                         beside it each kernel's fraction of copy
   <name>_solve.png      time of one V-cycle and of a full solve to 1e-7 vs n
 """
-import os
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-from plot_common import ms, parse_rows, run_title, save  # noqa: E402
+from plot_common import ms, parse_rows, save  # noqa: E402
 
 KERNELS = ("rb_sweep", "rb_sweep_phased", "jacobi", "residual", "v_cycle")
 COLOURS = {"rb_sweep": "tab:blue", "rb_sweep_phased": "tab:cyan", "jacobi": "tab:green",
@@ -88,10 +87,8 @@ def solve_figure(rs, base, title):
     return save(fig, base, "solve")
 
 
-def figures(path, context, rows, row_name):
+def figures(rows, row_name, base, title):
     rs = parse(rows, row_name)
     if not rs:
         return []
-    base = os.path.splitext(path)[0]
-    title = run_title(path, context)
     return [bandwidth_figure(rs, base, title), solve_figure(rs, base, title)]

@@ -8,13 +8,12 @@ Writes next to the JSON:
                     ratios the targets are read from in the titles
   <name>_build.png  BVH build time per scene, Sweep vs Embree
 """
-import os
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-from plot_common import ms, parse_rows, run_title, save  # noqa: E402
+from plot_common import ms, parse_rows, save  # noqa: E402
 
 IMPLS = ("sweep_single", "sweep_packet", "sweep_auto", "embree_single", "embree_packet")
 COLOURS = {"sweep_single": "tab:blue", "sweep_packet": "tab:cyan", "sweep_auto": "tab:purple",
@@ -83,10 +82,8 @@ def build_figure(rs, base, title):
     return save(fig, base, "build")
 
 
-def figures(path, context, rows, row_name):
+def figures(rows, row_name, base, title):
     rs = parse(rows, row_name)
     if not rs:
         return []
-    base = os.path.splitext(path)[0]
-    title = run_title(path, context)
     return [f for f in (rays_figure(rs, base, title), build_figure(rs, base, title)) if f]
