@@ -19,6 +19,7 @@
 
 #if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__)
 
+#include <sweep/cuda/launch.hpp>
 #include <sweep/cuda/policy.hpp>
 #include <sweep/detail/bitmask_rank_select.hpp>
 #include <sweep/detail/bitmask_trees.hpp>
@@ -26,12 +27,9 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 
 namespace sweep::cuda {
-
-constexpr unsigned warp_all = 0xffffffffu;
 
 /// Entries of the nondecreasing v(offset + [lo, hi)) that are <= value, for
 /// every lane of the warp (all 32 lanes call it; inactive lanes pass any
@@ -42,13 +40,13 @@ __device__ index_t warp_count_not_above(const View& v, index_t offset, index_t l
   const int lane = int(threadIdx.x & 31u);
   index_t counted = 0;
   bool open = active && hi > lo;
-  while (__any_sync(warp_all, open)) {
+  while (__any_sync(full_warp, open)) {
     // The vote: do all open lanes search the same range?
-    const unsigned voters = __ballot_sync(warp_all, open);
+    const unsigned voters = __ballot_sync(full_warp, open);
     const int leader = __ffs(int(voters)) - 1;
-    const long long l0 = __shfl_sync(warp_all, static_cast<long long>(lo), leader);
-    const long long h0 = __shfl_sync(warp_all, static_cast<long long>(hi), leader);
-    if (!__all_sync(warp_all, !open || (lo == l0 && hi == h0))) break;
+    const long long l0 = __shfl_sync(full_warp, static_cast<long long>(lo), leader);
+    const long long h0 = __shfl_sync(full_warp, static_cast<long long>(hi), leader);
+    if (!__all_sync(full_warp, !open || (lo == l0 && hi == h0))) break;
     // Cooperative step over the shared range: 32 entries, or 32 pivots.
     const index_t span = index_t(h0 - l0);
     const index_t at = l0 + (span <= 32 ? index_t(lane) : span * lane / 32);
@@ -58,7 +56,7 @@ __device__ index_t warp_count_not_above(const View& v, index_t offset, index_t l
     int not_above = 0;
 #pragma unroll
     for (int j = 0; j < 32; ++j) {
-      const unsigned long long e = __shfl_sync(warp_all, mine, j);
+      const unsigned long long e = __shfl_sync(full_warp, mine, j);
       not_above += open && e <= static_cast<unsigned long long>(value);
     }
     if (open) {
@@ -181,11 +179,6 @@ __global__ void stream_kernel(detail::rank_select_view<Mem> v, Expanded expanded
     }
     base += __popc(bits);
   }
-}
-
-inline void check_launch(const std::string& where) {
-  const cudaError_t err = cudaGetLastError();
-  if (err != cudaSuccess) throw std::runtime_error(where + ": CUDA launch failed: " + cudaGetErrorString(err));
 }
 
 inline unsigned blocks_for(index_t threads) {

@@ -17,13 +17,13 @@
 
 #if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__)
 
+#include <sweep/cuda/launch.hpp>
 #include <sweep/cuda/policy.hpp>
 #include <sweep/cuda/warp_scan.hpp>
 #include <sweep/detail/scan_single_pass.hpp>
 
 #include <Kokkos_Core.hpp>
 
-#include <stdexcept>
 #include <string>
 
 namespace sweep::cuda {
@@ -159,10 +159,8 @@ T single_pass_scan(const Kokkos::Cuda& space, const IO& io, const T& init, bool 
   Kokkos::Profiling::pushRegion(label + "::cuda_single_pass");
   single_pass_kernel<policy::block_threads, policy::items_per_thread>
       <<<static_cast<unsigned>(tiles), policy::block_threads, 0, space.cuda_stream()>>>(io, init, exclusive, st);
-  const cudaError_t err = cudaGetLastError();
   Kokkos::Profiling::popRegion();
-  if (err != cudaSuccess)
-    throw std::runtime_error(label + ": CUDA single-pass scan launch failed: " + cudaGetErrorString(err));
+  check_launch(label + " (single-pass scan)");
   return detail::read_element(inclusives, tiles - 1);
 }
 

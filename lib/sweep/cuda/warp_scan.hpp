@@ -9,12 +9,12 @@
 
 #if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__)
 
+#include <sweep/cuda/launch.hpp>
+
 #include <cstring>
 #include <type_traits>
 
 namespace sweep::cuda {
-
-constexpr unsigned full_warp = 0xffffffffu;
 
 /// v from the lane `delta` below (a lane below 0 gets its own value back).
 template <class T>
@@ -25,19 +25,6 @@ __device__ __forceinline__ T shuffle_up(const T& v, unsigned delta) {
   std::memcpy(w, &v, sizeof(T));
 #pragma unroll
   for (int k = 0; k < words; ++k) w[k] = __shfl_up_sync(full_warp, w[k], delta);
-  T out;
-  std::memcpy(&out, w, sizeof(T));
-  return out;
-}
-
-/// v from lane `lane`.
-template <class T>
-__device__ __forceinline__ T shuffle(const T& v, int lane) {
-  constexpr int words = int((sizeof(T) + 3) / 4);
-  unsigned w[words];
-  std::memcpy(w, &v, sizeof(T));
-#pragma unroll
-  for (int k = 0; k < words; ++k) w[k] = __shfl_sync(full_warp, w[k], lane);
   T out;
   std::memcpy(&out, w, sizeof(T));
   return out;
