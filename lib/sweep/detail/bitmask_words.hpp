@@ -7,6 +7,7 @@
 #pragma once
 
 #include <sweep/core.hpp>
+#include <sweep/detail/bits.hpp>
 #include <sweep/scan.hpp>
 #include <sweep/detail/host_simd_scan.hpp>
 #include <sweep/detail/scan_io.hpp>
@@ -36,22 +37,6 @@ KOKKOS_FORCEINLINE_FUNCTION index_t first_above(const View& v, index_t lo, index
     else hi = mid;
   }
   return lo;
-}
-
-KOKKOS_FORCEINLINE_FUNCTION int popcount64(std::uint64_t x) {
-#if defined(__CUDA_ARCH__)
-  return __popcll(x);
-#else
-  return __builtin_popcountll(x);
-#endif
-}
-
-KOKKOS_FORCEINLINE_FUNCTION int ctz64(std::uint64_t x) {
-#if defined(__CUDA_ARCH__)
-  return __ffsll(static_cast<long long>(x)) - 1;
-#else
-  return __builtin_ctzll(x);
-#endif
 }
 
 /// Position of the r-th set bit of w (r < popcount(w)): six halving steps.

@@ -23,6 +23,7 @@
 // same distance, and ties go to the lower primitive (geometry.hpp).
 #pragma once
 
+#include <sweep/detail/bits.hpp>
 #include <sweep/raytrace/bvh.hpp>
 #include <sweep/raytrace/geometry.hpp>
 
@@ -83,23 +84,8 @@ struct bvh_view {
 
 constexpr int stack_size = 192;
 
-KOKKOS_INLINE_FUNCTION int popcount64(std::uint64_t m) {
-#if defined(__CUDA_ARCH__)
-  return __popcll(m);
-#else
-  return __builtin_popcountll(m);
-#endif
-}
-
-/// Index of the lowest set bit (m != 0).
-KOKKOS_INLINE_FUNCTION int lowest_bit(std::uint64_t m) {
-#if defined(__CUDA_ARCH__)
-  return __ffsll(static_cast<long long>(m)) - 1;
-#else
-  return __builtin_ctzll(m);
-#endif
-}
-
+using sweep::detail::ctz64;
+using sweep::detail::popcount64;
 
 struct stack_entry {
   std::int32_t ref;    // 4-wide node, or first triangle of a leaf
@@ -222,7 +208,7 @@ KOKKOS_INLINE_FUNCTION int wide_entries(const ray_setup& r, const bvh4_node& nd,
 #endif
 }
 
-KOKKOS_INLINE_FUNCTION int lowest_bit32(int m) { return lowest_bit(std::uint64_t(unsigned(m))); }
+KOKKOS_INLINE_FUNCTION int lowest_bit32(int m) { return ctz64(std::uint64_t(unsigned(m))); }
 
 /// Single ray, 4-wide BVH; h.t starts as the ray's tmax. The walk goes on
 /// with the nearest child hit (closest hit) or any child hit (any hit)
@@ -400,7 +386,7 @@ struct packet {
     }
 #else
     for (std::uint64_t m = mask; m; m &= m - 1) {
-      const int i = lowest_bit(m);
+      const int i = ctz64(m);
       ray_setup q;
       q.org = vec3f{ox[i], oy[i], oz[i]}, q.inv = vec3f{ix[i], iy[i], iz[i]}, q.tmin = tmin[i];
       if (box_entry(q, lo, hi, tmax[i]) != __builtin_huge_valf()) out |= std::uint64_t(1) << i;
@@ -427,7 +413,7 @@ KOKKOS_INLINE_FUNCTION void walk_compacted(const bvh_view<Mem>& b, packet<L>& p,
   int lane[S];
   q.size = 0;
   for (std::uint64_t m = mask; m; m &= m - 1) {
-    const int i = lowest_bit(m);
+    const int i = ctz64(m);
     lane[q.size] = i;
     q.src[q.size] = p.src[i];
     if ((p.ready >> i) & 1u) q.r[q.size] = p.r[i], q.ready |= std::uint64_t(1) << q.size;
@@ -463,7 +449,7 @@ KOKKOS_INLINE_FUNCTION void walk_packet(const bvh_view<Mem>& b, packet<L>& p, st
     // descend with the mask as it is (a superset of the rays that enter;
     // children's boxes lie inside, so it is re-tested where it matters).
     // Otherwise, and at every leaf, the mask is recomputed exactly.
-    const int lead = lowest_bit(m);
+    const int lead = ctz64(m);
     if (!nd.leaf() && p.hits_box(nd.lo, nd.hi, std::uint64_t(1) << lead)) {
       const bool flip = (nd.axis() == 0 ? p.ix[lead] : (nd.axis() == 1 ? p.iy[lead] : p.iz[lead])) < 0;
       stack[top++] = entry{nd.first + (flip ? 0 : 1), m};
@@ -479,7 +465,7 @@ KOKKOS_INLINE_FUNCTION void walk_packet(const bvh_view<Mem>& b, packet<L>& p, st
     if (Reorder && !nd.leaf()) {
       if (active <= opt.single_below) {
         for (std::uint64_t t = m; t; t &= t - 1) {
-          const int i = lowest_bit(t);
+          const int i = ctz64(t);
           walk_binary<Any>(b, p.setup(i), e.node, p.h[i]);
           p.tmax[i] = Any && p.h[i].prim >= 0 ? -1.0f : p.h[i].t;
           ++c.singles;
@@ -501,14 +487,14 @@ KOKKOS_INLINE_FUNCTION void walk_packet(const bvh_view<Mem>& b, packet<L>& p, st
     }
     if (nd.leaf()) {
       for (std::uint64_t t = m; t; t &= t - 1) {
-        const int i = lowest_bit(t);
+        const int i = ctz64(t);
         const bool done = intersect_blocks<Any>(b, p.setup(i), b.leaf_blocks(e.node), nd.count(), p.h[i]);
         p.tmax[i] = done ? -1.0f : p.h[i].t;  // a finished any-hit ray leaves the packet
       }
       if (p.shared) p.refresh_bound();
       continue;
     }
-    const int first = lowest_bit(m);
+    const int first = ctz64(m);
     const bool flip = (nd.axis() == 0 ? p.ix[first] : (nd.axis() == 1 ? p.iy[first] : p.iz[first])) < 0;
     stack[top++] = entry{nd.first + (flip ? 0 : 1), m};
     stack[top++] = entry{nd.first + (flip ? 1 : 0), m};
