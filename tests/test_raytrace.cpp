@@ -39,14 +39,22 @@ bool same_hit(const rt::hit& a, const rt::hit& b) {
   return a.prim < 0 || (a.t == b.t && a.u == b.u && a.v == b.v);
 }
 
+/// The packet instruction sets this build and CPU run.
+std::vector<rt::trace_isa> packet_isas() {
+  std::vector<rt::trace_isa> out{rt::trace_isa::baseline};
+  if (rt::isa_available(rt::trace_isa::avx512)) out.push_back(rt::trace_isa::avx512);
+  return out;
+}
+
 std::vector<rt::trace_options> all_modes() {
   std::vector<rt::trace_options> out;
   out.push_back({rt::trace_mode::single, 64, 0.5f, 2});
-  for (int size : {8, 16, 32, 64}) {
-    out.push_back({rt::trace_mode::packet, size, 0.5f, 2});
-    out.push_back({rt::trace_mode::automatic, size, 0.5f, 2});
-    out.push_back({rt::trace_mode::automatic, size, 1.0f, 4});  // compact eagerly
-  }
+  for (auto isa : packet_isas())
+    for (int size : {8, 16, 32, 64}) {
+      out.push_back({rt::trace_mode::packet, size, 0.5f, 2, isa});
+      out.push_back({rt::trace_mode::automatic, size, 0.5f, 2, isa});
+      out.push_back({rt::trace_mode::automatic, size, 1.0f, 4, isa});  // compact eagerly
+    }
   return out;
 }
 
@@ -68,6 +76,7 @@ TEST_CASE_TEMPLATE("closest and any hits equal brute force in every mode", Space
     CHECK(hits_count > 0);
     for (const auto& opt : all_modes()) {
       CAPTURE(std::string(rt::to_string(opt.mode)));
+      CAPTURE(std::string(rt::to_string(opt.isa)));
       CAPTURE(opt.compact_below);
       CAPTURE(opt.packet_size);
       const auto got = trace_hits(tree, rays, opt);
@@ -92,24 +101,29 @@ TEST_CASE_TEMPLATE("packets of primary rays from one origin equal single rays; r
           const float px = (float(tx * 8 + x) + 0.5f) / 64 - 0.5f, py = (float(ty * 8 + y) + 0.5f) / 64 - 0.5f;
           rays.push_back(rt::ray{{0, 2, 8}, {px * 1.2f, -0.25f - py * 1.2f, -1}, 0, __builtin_huge_valf()});
         }
-  rt::trace_stats single_stats, packet_stats, auto_stats;
+  rt::trace_stats single_stats;
   const auto single = trace_hits(tree, rays, {rt::trace_mode::single, 64, 0.5f, 2}, &single_stats);
-  const auto packet = trace_hits(tree, rays, {rt::trace_mode::packet, 64, 0.5f, 2}, &packet_stats);
-  const auto automatic = trace_hits(tree, rays, {rt::trace_mode::automatic, 64, 0.5f, 2}, &auto_stats);
-  std::size_t hits = 0, diff_packet = 0, diff_auto = 0;
-  for (std::size_t i = 0; i < rays.size(); ++i) {
-    hits += single[i].prim >= 0;
-    diff_packet += !same_hit(single[i], packet[i]);
-    diff_auto += !same_hit(single[i], automatic[i]);
-  }
+  std::size_t hits = 0;
+  for (const auto& h : single) hits += h.prim >= 0;
   CHECK(hits > rays.size() / 2);
-  CHECK(diff_packet == 0);
-  CHECK(diff_auto == 0);
-  CHECK(packet_stats.utilisation() > 0.0);
-  CHECK(packet_stats.utilisation() <= 1.0);
-  CHECK(packet_stats.compactions == 0);
-  CHECK(auto_stats.compactions + auto_stats.single_fallbacks > 0);
-  CHECK(auto_stats.utilisation() > packet_stats.utilisation());
+  for (auto isa : packet_isas()) {
+    CAPTURE(std::string(rt::to_string(isa)));
+    rt::trace_stats packet_stats, auto_stats;
+    const auto packet = trace_hits(tree, rays, {rt::trace_mode::packet, 64, 0.5f, 2, isa}, &packet_stats);
+    const auto automatic = trace_hits(tree, rays, {rt::trace_mode::automatic, 64, 0.5f, 2, isa}, &auto_stats);
+    std::size_t diff_packet = 0, diff_auto = 0;
+    for (std::size_t i = 0; i < rays.size(); ++i) {
+      diff_packet += !same_hit(single[i], packet[i]);
+      diff_auto += !same_hit(single[i], automatic[i]);
+    }
+    CHECK(diff_packet == 0);
+    CHECK(diff_auto == 0);
+    CHECK(packet_stats.utilisation() > 0.0);
+    CHECK(packet_stats.utilisation() <= 1.0);
+    CHECK(packet_stats.compactions == 0);
+    CHECK(auto_stats.compactions + auto_stats.single_fallbacks > 0);
+    CHECK(auto_stats.utilisation() > packet_stats.utilisation());
+  }
 }
 
 TEST_CASE_TEMPLATE("BVH invariants: boxes contain children and triangles, leaves hold every triangle once", Space,
@@ -197,6 +211,45 @@ TEST_CASE_TEMPLATE("refit after moving the vertices gives the hits of a fresh bu
   for (std::size_t i = 0; i < rays.size(); ++i) wrong += !same_hit(a[i], b[i]) || !same_hit(a[i], brute_force(m, rays[i]));
   CHECK(wrong == 0);
   CHECK_THROWS_AS(tree.refit(Space(), std::vector<rt::vec3f>(5)), std::invalid_argument);
+}
+
+TEST_CASE_TEMPLATE("rays through shared edges and vertices hit in every mode, as single rays do", Space,
+                   SWEEP_TEST_SPACES) {
+  // A grid of squares split along their diagonals, and fans around its
+  // vertices; rays from one point straight down onto the edges and
+  // vertices (edge functions exactly zero) and around them.
+  rt::mesh m;
+  const int n = 8;
+  for (int y = 0; y <= n; ++y)
+    for (int x = 0; x <= n; ++x) m.vertices.push_back({float(x) / n, float(y) / n, 0});
+  for (int y = 0; y < n; ++y)
+    for (int x = 0; x < n; ++x) {
+      const int v = y * (n + 1) + x;
+      m.add_triangle(v, v + 1, v + n + 2);
+      m.add_triangle(v, v + n + 2, v + n + 1);
+    }
+  const rt::bvh<Space> tree(Space(), m);
+  std::vector<rt::ray> rays;
+  for (int k = 0; k <= 4 * n; ++k)
+    for (int j = 0; j <= 4 * n; ++j) {
+      const float x = 0.0625f + 0.875f * float(j) / float(4 * n), y = 0.0625f + 0.875f * float(k) / float(4 * n);
+      rays.push_back(rt::ray{{x, y, 1}, {0, 0, -1}, 0, 10});                   // parallel, onto edges and vertices
+      rays.push_back(rt::ray{{0.5f, 0.5f, 2}, {x - 0.5f, y - 0.5f, -2}, 0, 10});  // one origin, through the grid
+    }
+  for (const auto& opt : all_modes()) {
+    CAPTURE(std::string(rt::to_string(opt.mode)));
+    CAPTURE(std::string(rt::to_string(opt.isa)));
+    CAPTURE(opt.packet_size);
+    const auto got = trace_hits(tree, rays, opt);
+    std::size_t missed = 0, wrong = 0;
+    for (std::size_t i = 0; i < rays.size(); ++i) {
+      missed += got[i].prim < 0;
+      wrong += !same_hit(got[i], brute_force(m, rays[i]));
+    }
+    CHECK(missed == 0);
+    CHECK(wrong == 0);
+    CHECK(trace_occluded(tree, rays, opt) == std::vector<int>(rays.size(), 1));
+  }
 }
 
 TEST_CASE("the watertight test: rays through a shared edge or vertex never slip through") {

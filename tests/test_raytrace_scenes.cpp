@@ -75,6 +75,14 @@ TEST_CASE_TEMPLATE("bad trace and render arguments are refused before anything r
         "sweep::raytrace::intersect: packet_size = 12 must be 8, 16, 32 or 64");
   CHECK(has(thrown([&] { rt::intersect(space, tree, rays, hits, {rt::trace_mode::automatic, 64, 1.5f, 2}); }),
             "compact_below = 1.5 must be in [0, 1]"));
+  const rt::trace_options wide{rt::trace_mode::packet, 64, 0.5f, 2, rt::trace_isa::avx512};
+  if (rt::isa_available(rt::trace_isa::avx512))
+    CHECK_NOTHROW(rt::intersect(space, tree, rays, hits, wide));
+  else
+    CHECK(thrown([&] { rt::intersect(space, tree, rays, hits, wide); }) ==
+          "sweep::raytrace::intersect: isa = avx512 is not available: this build or this CPU lacks AVX-512F");
+  CHECK(rt::isa_available(rt::trace_isa::baseline));
+  CHECK(rt::isa_available(rt::trace_isa::automatic));
   rt::render_options o;
   o.width = 0;
   CHECK(thrown([&] { rt::render(space, tree, rt::camera::framing(m.bounds()), o); }) ==

@@ -15,7 +15,9 @@
 //      boxes come from the bins.
 // Nodes are stored level by level, siblings adjacent; triangles are copied
 // into leaf order. `refit` recomputes the boxes bottom up after the
-// vertices move (same topology). The 4-wide BVH collects under each of
+// vertices move (same topology). Every box is padded by just over one ulp
+// (`padded`, geometry.hpp) so that axis-parallel rays on a face keep it.
+// The 4-wide BVH collects under each of
 // its nodes the four largest-area descendants (greedy:
 // open the largest inner child until there are four), top down one level
 // at a time with a scan placing the next level.
@@ -278,7 +280,7 @@ struct triangle_boxes {
   KOKKOS_INLINE_FUNCTION void operator()(const index_t t) const {
     aabb b;
     for (int c = 0; c < 3; ++c) b.grow(vertices(indices(t, c)));
-    boxes(t) = b;
+    boxes(t) = padded(b);  // node boxes are unions of these
   }
 };
 
@@ -307,6 +309,7 @@ struct refit_level {
       for (std::int32_t i = nd.first; i < nd.first + nd.count(); ++i) {
         b.grow(tris(i).a), b.grow(tris(i).b), b.grow(tris(i).c);
       }
+      b = padded(b);
     } else {
       b.grow(aabb{nodes(nd.first).lo, nodes(nd.first).hi});
       b.grow(aabb{nodes(nd.first + 1).lo, nodes(nd.first + 1).hi});

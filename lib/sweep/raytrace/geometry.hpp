@@ -63,6 +63,19 @@ struct aabb {
   }
 };
 
+/// The box grown outward by a little over one ulp on every side. BVH
+/// boxes are stored this way: a ray with a zero direction component
+/// (reciprocal +-1e30) whose origin lies on a face would otherwise get the
+/// slab interval [.., 0] and lose the triangles on that face; with the
+/// margin, lo - org < 0 < hi - org for every origin on the box.
+KOKKOS_INLINE_FUNCTION aabb padded(const aabb& b) {
+  auto margin = [](float x) { return (x < 0 ? -x : x) * 1.2e-7f + 1e-37f; };  // > ulp(x)
+  aabb out;
+  out.lo = vec3f{b.lo.x - margin(b.lo.x), b.lo.y - margin(b.lo.y), b.lo.z - margin(b.lo.z)};
+  out.hi = vec3f{b.hi.x + margin(b.hi.x), b.hi.y + margin(b.hi.y), b.hi.z + margin(b.hi.z)};
+  return out;
+}
+
 /// A ray: origin, direction (any length), the interval [tmin, tmax].
 struct ray {
   vec3f org, dir;

@@ -42,6 +42,15 @@
 #define SWEEP_RAYTRACE_SSE 0
 #endif
 
+// The AVX-512 packets (packet_avx512.hpp): GCC on x86-64 hosts, outside
+// device compilers; used at run time when the CPU has AVX-512F.
+#if SWEEP_RAYTRACE_SSE && defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
+    !defined(__CUDACC__) && !defined(__HIPCC__) && !defined(__NVCOMPILER) && !defined(__INTEL_COMPILER)
+#define SWEEP_RAYTRACE_AVX512 1
+#else
+#define SWEEP_RAYTRACE_AVX512 0
+#endif
+
 namespace sweep::raytrace {
 
 enum class trace_mode { single, packet, automatic };
@@ -50,11 +59,21 @@ inline const char* to_string(trace_mode m) {
   return m == trace_mode::single ? "single" : (m == trace_mode::packet ? "packet" : "auto");
 }
 
+/// The instruction set of the packet walk on x86-64 hosts: `automatic`
+/// takes AVX-512 when the build and the CPU have it, else the baseline
+/// (SSE, or scalar code elsewhere). Results are the same with every one.
+enum class trace_isa { automatic, baseline, avx512 };
+
+inline const char* to_string(trace_isa i) {
+  return i == trace_isa::automatic ? "auto" : (i == trace_isa::baseline ? "baseline" : "avx512");
+}
+
 struct trace_options {
   trace_mode mode = trace_mode::automatic;
   int packet_size = 64;        // 8, 16, 32 or 64 rays
   float compact_below = 0.5f;  // automatic: compact when active / lanes <= this
   int single_below = 2;        // automatic: trace singly at this many active rays or fewer
+  trace_isa isa = trace_isa::automatic;
 };
 
 /// What a batch of rays cost.
@@ -279,29 +298,73 @@ KOKKOS_INLINE_FUNCTION void walk_binary(const bvh_view<Mem>& b, const ray_setup&
   }
 }
 
+/// What the shared-origin interval test knows of a packet: the common
+/// origin, the range of each reciprocal direction component, the packet's
+/// interval.
+struct packet_bounds {
+  bool shared = false;
+  vec3f org;
+  float inv_lo[3], inv_hi[3];
+  float tmin_all = 0, tmax_all = 0;
+
+  /// Interval arithmetic over the packet: true when no ray can enter the box.
+  KOKKOS_INLINE_FUNCTION bool misses(const vec3f& lo, const vec3f& hi) const {
+    float enter = tmin_all, leave = tmax_all;
+    for (int a = 0; a < 3; ++a) {
+      const float l = lo[a] - org[a], u = hi[a] - org[a];
+      const float near = inv_lo[a] > 0 ? l : u, far = inv_lo[a] > 0 ? u : l;
+      const float e0 = near * inv_lo[a], e1 = near * inv_hi[a], x0 = far * inv_lo[a], x1 = far * inv_hi[a];
+      const float e = e0 < e1 ? e0 : e1, x = x0 > x1 ? x0 : x1;
+      enter = enter > e ? enter : e;
+      leave = leave < x ? leave : x;
+    }
+    return enter > leave * exit_scale;
+  }
+};
+
 /// A packet of up to L rays: each ray's setup and hit, and structure-of-
 /// arrays copies of what the box test reads (origin, reciprocal direction,
-/// interval), so four lanes are tested at once.
+/// interval), so four lanes are tested at once. What walk_packet asks of a
+/// packet type: `lanes`, `resized<S>`, `bounds`, `hits_box`, `negative`,
+/// `intersect_leaf`, `finish_alone`, `compact_from` and `restore_from`.
 template <int L>
 struct packet {
+  static constexpr int lanes = L;
+  template <int S>
+  using resized = packet<S>;
   ray src[L];
   ray_setup r[L];           // made on first use (many packets never reach a triangle)
   std::uint64_t ready = 0;  // lanes whose r is made
   hit h[L];
   alignas(16) float ox[L], oy[L], oz[L], ix[L], iy[L], iz[L], tmin[L], tmax[L];
   int size = 0;
-  // Shared origin: the whole packet's reciprocal-direction ranges.
-  bool shared = false;
-  vec3f org;
-  float inv_lo[3], inv_hi[3];
-  float tmin_all = 0, tmax_all = 0;
+  packet_bounds bounds;
+
+  /// Rays [first, first + L) of `rays` (fewer at the end); returns the mask
+  /// of the rays to trace (tmin <= tmax).
+  template <class Rays>
+  KOKKOS_INLINE_FUNCTION std::uint64_t load(const Rays& rays, index_t first, index_t n) {
+    size = int(n - first < L ? n - first : L);
+    std::uint64_t mask = 0;
+    for (int i = 0; i < size; ++i) {
+      const ray& q = rays(first + i);
+      src[i] = q;
+      h[i] = hit{q.tmax, 0, 0, -1};
+      if (q.tmin <= q.tmax) mask |= std::uint64_t(1) << i;
+    }
+    prepare();
+    return mask;
+  }
+
+  KOKKOS_INLINE_FUNCTION hit result(int i) const { return h[i]; }
 
   /// Fills the arrays from r and h and works out whether the interval test
   /// applies. Lanes past `size` never hit.
   KOKKOS_INLINE_FUNCTION void prepare() {
-    shared = size > 1;
-    tmin_all = __builtin_huge_valf(), tmax_all = -__builtin_huge_valf();
-    for (int a = 0; a < 3; ++a) inv_lo[a] = __builtin_huge_valf(), inv_hi[a] = -__builtin_huge_valf();
+    packet_bounds& pb = bounds;
+    pb.shared = size > 1;
+    pb.tmin_all = __builtin_huge_valf(), pb.tmax_all = -__builtin_huge_valf();
+    for (int a = 0; a < 3; ++a) pb.inv_lo[a] = __builtin_huge_valf(), pb.inv_hi[a] = -__builtin_huge_valf();
     for (int i = 0; i < L; ++i) {
       const bool on = i < size;
       const ray& q = src[on ? i : 0];
@@ -311,17 +374,17 @@ struct packet {
       tmin[i] = on ? q.tmin : 1.0f;
       tmax[i] = on ? h[i].t : -1.0f;
       if (!on) continue;
-      shared = shared && q.org.x == src[0].org.x && q.org.y == src[0].org.y && q.org.z == src[0].org.z;
+      pb.shared = pb.shared && q.org.x == src[0].org.x && q.org.y == src[0].org.y && q.org.z == src[0].org.z;
       const float inv[3] = {ix[i], iy[i], iz[i]};
       for (int a = 0; a < 3; ++a) {
-        inv_lo[a] = inv_lo[a] < inv[a] ? inv_lo[a] : inv[a];
-        inv_hi[a] = inv_hi[a] > inv[a] ? inv_hi[a] : inv[a];
+        pb.inv_lo[a] = pb.inv_lo[a] < inv[a] ? pb.inv_lo[a] : inv[a];
+        pb.inv_hi[a] = pb.inv_hi[a] > inv[a] ? pb.inv_hi[a] : inv[a];
       }
-      tmin_all = tmin_all < q.tmin ? tmin_all : q.tmin;
-      tmax_all = tmax_all > h[i].t ? tmax_all : h[i].t;
+      pb.tmin_all = pb.tmin_all < q.tmin ? pb.tmin_all : q.tmin;
+      pb.tmax_all = pb.tmax_all > h[i].t ? pb.tmax_all : h[i].t;
     }
-    for (int a = 0; a < 3; ++a) shared = shared && (inv_lo[a] > 0 || inv_hi[a] < 0);
-    if (size > 0) org = src[0].org;
+    for (int a = 0; a < 3; ++a) pb.shared = pb.shared && (pb.inv_lo[a] > 0 || pb.inv_hi[a] < 0);
+    if (size > 0) pb.org = src[0].org;
   }
 
   /// Lane i's full setup (the triangle test's shear), made once.
@@ -340,26 +403,17 @@ struct packet {
     for (int i = 4; i < L; i += 4) top = _mm_max_ps(top, _mm_load_ps(tmax + i));
     top = _mm_max_ps(top, _mm_shuffle_ps(top, top, _MM_SHUFFLE(1, 0, 3, 2)));
     top = _mm_max_ps(top, _mm_shuffle_ps(top, top, _MM_SHUFFLE(2, 3, 0, 1)));
-    tmax_all = _mm_cvtss_f32(top);
+    bounds.tmax_all = _mm_cvtss_f32(top);
 #else
     float top = -__builtin_huge_valf();
     for (int i = 0; i < L; ++i) top = top > tmax[i] ? top : tmax[i];
-    tmax_all = top;
+    bounds.tmax_all = top;
 #endif
   }
 
-  /// Interval arithmetic over the packet: true when no ray can enter the box.
-  KOKKOS_INLINE_FUNCTION bool misses(const vec3f& lo, const vec3f& hi) const {
-    float enter = tmin_all, leave = tmax_all;
-    for (int a = 0; a < 3; ++a) {
-      const float l = lo[a] - org[a], u = hi[a] - org[a];
-      const float near = inv_lo[a] > 0 ? l : u, far = inv_lo[a] > 0 ? u : l;
-      const float e0 = near * inv_lo[a], e1 = near * inv_hi[a], x0 = far * inv_lo[a], x1 = far * inv_hi[a];
-      const float e = e0 < e1 ? e0 : e1, x = x0 > x1 ? x0 : x1;
-      enter = enter > e ? enter : e;
-      leave = leave < x ? leave : x;
-    }
-    return enter > leave * exit_scale;
+  /// True when lane i's direction is negative along `axis`.
+  KOKKOS_INLINE_FUNCTION bool negative(int axis, int i) const {
+    return (axis == 0 ? ix[i] : (axis == 1 ? iy[i] : iz[i])) < 0;
   }
 
   /// Lanes of `mask` whose ray enters the box before its closest hit (the
@@ -394,45 +448,79 @@ struct packet {
 #endif
     return out & mask;
   }
+
+  /// The triangles of a leaf (`count` from block `first`) for the rays of
+  /// `mask`, one ray at a time; a finished any-hit ray leaves the packet.
+  template <bool Any, class Mem>
+  KOKKOS_INLINE_FUNCTION void intersect_leaf(const bvh_view<Mem>& b, std::int32_t first, std::int32_t count,
+                                             std::uint64_t mask) {
+    for (std::uint64_t t = mask; t; t &= t - 1) {
+      const int i = ctz64(t);
+      const bool done = intersect_blocks<Any>(b, setup(i), first, count, h[i]);
+      tmax[i] = done ? -1.0f : h[i].t;
+    }
+    if (bounds.shared) refresh_bound();
+  }
+
+  /// Lane i walks the binary subtree under `node` alone.
+  template <bool Any, class Mem>
+  KOKKOS_INLINE_FUNCTION void finish_alone(const bvh_view<Mem>& b, std::int32_t node, int i) {
+    walk_binary<Any>(b, setup(i), node, h[i]);
+    tmax[i] = Any && h[i].prim >= 0 ? -1.0f : h[i].t;
+  }
+
+  /// Takes the lanes of `mask` of p (lane[k]: where lane k came from).
+  template <int M>
+  KOKKOS_INLINE_FUNCTION void compact_from(const packet<M>& p, std::uint64_t mask, int* lane) {
+    size = 0;
+    for (std::uint64_t m = mask; m; m &= m - 1) {
+      const int i = ctz64(m);
+      lane[size] = i;
+      src[size] = p.src[i];
+      if ((p.ready >> i) & 1u) r[size] = p.r[i], ready |= std::uint64_t(1) << size;
+      h[size] = p.h[i];
+      ++size;
+    }
+    prepare();
+  }
+
+  /// Gives the results of a compacted packet back to their lanes.
+  template <int S>
+  KOKKOS_INLINE_FUNCTION void restore_from(const packet<S>& q, const int* lane, bool any) {
+    for (int k = 0; k < q.size; ++k) {
+      h[lane[k]] = q.h[k];
+      tmax[lane[k]] = any && q.h[k].prim >= 0 ? -1.0f : q.h[k].t;
+    }
+  }
 };
 
 struct counters {
   std::uint64_t tests = 0, lanes = 0, active = 0, compactions = 0, singles = 0;
 };
 
-template <int L, bool Any, bool Reorder, class Mem>
-KOKKOS_INLINE_FUNCTION void walk_packet(const bvh_view<Mem>& b, packet<L>& p, std::int32_t start, std::uint64_t mask,
-                                        const trace_options& opt, counters& c);
+template <class P, bool Any, bool Reorder, class Mem>
+KOKKOS_INLINE_FUNCTION void walk_packet(const bvh_view<Mem>& b, P& p, std::int32_t start, std::uint64_t mask, const trace_options& opt,
+                 counters& c);
 
 /// Moves the active lanes into a packet of S lanes, walks the subtree with
 /// it, and writes the results back.
-template <int S, int L, bool Any, bool Reorder, class Mem>
-KOKKOS_INLINE_FUNCTION void walk_compacted(const bvh_view<Mem>& b, packet<L>& p, std::int32_t node,
-                                           std::uint64_t mask, const trace_options& opt, counters& c) {
-  packet<S> q;
+template <int S, class P, bool Any, bool Reorder, class Mem>
+KOKKOS_INLINE_FUNCTION void walk_compacted(const bvh_view<Mem>& b, P& p, std::int32_t node, std::uint64_t mask,
+                                           const trace_options& opt, counters& c) {
+  using Q = typename P::template resized<S>;
+  Q q;
   int lane[S];
-  q.size = 0;
-  for (std::uint64_t m = mask; m; m &= m - 1) {
-    const int i = ctz64(m);
-    lane[q.size] = i;
-    q.src[q.size] = p.src[i];
-    if ((p.ready >> i) & 1u) q.r[q.size] = p.r[i], q.ready |= std::uint64_t(1) << q.size;
-    q.h[q.size] = p.h[i];
-    ++q.size;
-  }
-  q.prepare();
+  q.compact_from(p, mask, lane);
   ++c.compactions;
   const std::uint64_t all = q.size == 64 ? ~std::uint64_t(0) : ((std::uint64_t(1) << q.size) - 1);
-  walk_packet<S, Any, Reorder>(b, q, node, all, opt, c);
-  for (int k = 0; k < q.size; ++k) {
-    p.h[lane[k]] = q.h[k];
-    p.tmax[lane[k]] = Any && q.h[k].prim >= 0 ? -1.0f : q.h[k].t;
-  }
+  walk_packet<Q, Any, Reorder>(b, q, node, all, opt, c);
+  p.restore_from(q, lane, Any);
 }
 
-template <int L, bool Any, bool Reorder, class Mem>
-KOKKOS_INLINE_FUNCTION void walk_packet(const bvh_view<Mem>& b, packet<L>& p, std::int32_t start, std::uint64_t mask,
+template <class P, bool Any, bool Reorder, class Mem>
+KOKKOS_INLINE_FUNCTION void walk_packet(const bvh_view<Mem>& b, P& p, std::int32_t start, std::uint64_t mask,
                                         const trace_options& opt, counters& c) {
+  constexpr int L = P::lanes;
   struct entry {
     std::int32_t node;
     std::uint64_t mask;
@@ -444,14 +532,14 @@ KOKKOS_INLINE_FUNCTION void walk_packet(const bvh_view<Mem>& b, packet<L>& p, st
     const entry e = stack[--top];
     std::uint64_t m = e.mask;
     const bvh_node& nd = b.nodes(e.node);
-    if (p.shared && p.misses(nd.lo, nd.hi)) continue;
+    if (p.bounds.shared && p.bounds.misses(nd.lo, nd.hi)) continue;
     // Early accept: when the first ray of the mask enters an inner node,
     // descend with the mask as it is (a superset of the rays that enter;
     // children's boxes lie inside, so it is re-tested where it matters).
     // Otherwise, and at every leaf, the mask is recomputed exactly.
     const int lead = ctz64(m);
     if (!nd.leaf() && p.hits_box(nd.lo, nd.hi, std::uint64_t(1) << lead)) {
-      const bool flip = (nd.axis() == 0 ? p.ix[lead] : (nd.axis() == 1 ? p.iy[lead] : p.iz[lead])) < 0;
+      const bool flip = p.negative(nd.axis(), lead);
       stack[top++] = entry{nd.first + (flip ? 0 : 1), m};
       stack[top++] = entry{nd.first + (flip ? 1 : 0), m};
       continue;
@@ -465,9 +553,7 @@ KOKKOS_INLINE_FUNCTION void walk_packet(const bvh_view<Mem>& b, packet<L>& p, st
     if (Reorder && !nd.leaf()) {
       if (active <= opt.single_below) {
         for (std::uint64_t t = m; t; t &= t - 1) {
-          const int i = ctz64(t);
-          walk_binary<Any>(b, p.setup(i), e.node, p.h[i]);
-          p.tmax[i] = Any && p.h[i].prim >= 0 ? -1.0f : p.h[i].t;
+          p.template finish_alone<Any>(b, e.node, ctz64(t));
           ++c.singles;
         }
         continue;
@@ -476,32 +562,26 @@ KOKKOS_INLINE_FUNCTION void walk_packet(const bvh_view<Mem>& b, packet<L>& p, st
         if (float(active) <= opt.compact_below * float(L) && active <= L / 2) {
           // The smallest packet that holds the active rays.
           if (active <= 8) {
-            walk_compacted<8, L, Any, Reorder>(b, p, e.node, m, opt, c);
+            walk_compacted<8, P, Any, Reorder>(b, p, e.node, m, opt, c);
           } else if constexpr (L >= 32) {
-            if (active <= 16) walk_compacted<16, L, Any, Reorder>(b, p, e.node, m, opt, c);
-            else if constexpr (L == 64) walk_compacted<32, L, Any, Reorder>(b, p, e.node, m, opt, c);
+            if (active <= 16) walk_compacted<16, P, Any, Reorder>(b, p, e.node, m, opt, c);
+            else if constexpr (L == 64) walk_compacted<32, P, Any, Reorder>(b, p, e.node, m, opt, c);
           }
           continue;
         }
       }
     }
     if (nd.leaf()) {
-      for (std::uint64_t t = m; t; t &= t - 1) {
-        const int i = ctz64(t);
-        const bool done = intersect_blocks<Any>(b, p.setup(i), b.leaf_blocks(e.node), nd.count(), p.h[i]);
-        p.tmax[i] = done ? -1.0f : p.h[i].t;  // a finished any-hit ray leaves the packet
-      }
-      if (p.shared) p.refresh_bound();
+      p.template intersect_leaf<Any>(b, b.leaf_blocks(e.node), nd.count(), m);
       continue;
     }
-    const int first = ctz64(m);
-    const bool flip = (nd.axis() == 0 ? p.ix[first] : (nd.axis() == 1 ? p.iy[first] : p.iz[first])) < 0;
+    const bool flip = p.negative(nd.axis(), ctz64(m));
     stack[top++] = entry{nd.first + (flip ? 0 : 1), m};
     stack[top++] = entry{nd.first + (flip ? 1 : 0), m};
   }
 }
 
-template <int L, bool Any, bool Reorder, class Mem, class Rays, class Out>
+template <class P, bool Any, bool Reorder, class Mem, class Rays, class Out>
 struct packet_kernel {
   using value_type = std::uint64_t[];
   unsigned value_count = 5;
@@ -511,20 +591,12 @@ struct packet_kernel {
   trace_options opt;
   index_t n;
   KOKKOS_INLINE_FUNCTION void operator()(const index_t k, value_type s) const {
-    packet<L> p;
-    const index_t first = k * L;
-    p.size = int(n - first < L ? n - first : L);
-    std::uint64_t mask = 0;
-    for (int i = 0; i < p.size; ++i) {
-      const ray& q = rays(first + i);
-      p.src[i] = q;
-      p.h[i] = hit{q.tmax, 0, 0, -1};
-      if (q.tmin <= q.tmax) mask |= std::uint64_t(1) << i;
-    }
-    p.prepare();
+    P p;
+    const index_t first = k * P::lanes;
+    const std::uint64_t mask = p.load(rays, first, n);
     counters c;
-    if (mask) walk_packet<L, Any, Reorder>(b, p, 0, mask, opt, c);
-    for (int i = 0; i < p.size; ++i) store(first + i, p.h[i]);
+    if (mask) walk_packet<P, Any, Reorder>(b, p, 0, mask, opt, c);
+    for (int i = 0; i < p.size; ++i) store(first + i, p.result(i));
     s[0] += c.tests, s[1] += c.lanes, s[2] += c.active, s[3] += c.compactions, s[4] += c.singles;
   }
   KOKKOS_INLINE_FUNCTION void store(index_t i, const hit& h) const {
@@ -532,6 +604,23 @@ struct packet_kernel {
     else out(i) = h.prim >= 0 ? h : hit{};
   }
 };
+
+}  // namespace detail
+}  // namespace sweep::raytrace
+
+#include <sweep/raytrace/packet_avx512.hpp>
+
+namespace sweep::raytrace {
+
+/// True when packets can run with `isa` here (baseline and automatic always can).
+inline bool isa_available(trace_isa isa) {
+#if SWEEP_RAYTRACE_AVX512
+  if (isa == trace_isa::avx512) return detail::avx512_supported();
+#endif
+  return isa != trace_isa::avx512;
+}
+
+namespace detail {
 
 template <bool Any, class Mem, class Rays, class Out>
 struct single_kernel {
@@ -565,6 +654,8 @@ trace_stats trace(const ExecSpace& space, const bvh<ExecSpace>& tree, const Rays
                          opt.compact_below, " must be in [0, 1]");
   sweep::detail::require(opt.single_below >= 0 && opt.single_below <= L, where, "single_below = ",
                          opt.single_below, " must be in [0, packet_size]");
+  sweep::detail::require(isa_available(opt.isa), where, "isa = ", to_string(opt.isa),
+                         " is not available: this build or this CPU lacks AVX-512F");
   trace_stats st;
   st.rays = std::uint64_t(n);
   if (n == 0) return st;
@@ -578,12 +669,22 @@ trace_stats trace(const ExecSpace& space, const bvh<ExecSpace>& tree, const Rays
   }
   Kokkos::View<std::uint64_t*, Kokkos::HostSpace> s("sweep::raytrace::stats", 5);
   const index_t packets = (n + L - 1) / L;
+  const bool wide = opt.isa == trace_isa::avx512 || (opt.isa == trace_isa::automatic && isa_available(trace_isa::avx512));
+  (void)wide;
   auto run = [&](auto lanes, auto reorder) {
     constexpr int W = decltype(lanes)::value;
     constexpr bool R = decltype(reorder)::value;
-    Kokkos::parallel_reduce(std::string(where) + "::packets",
-                            Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(space, 0, packets).set_chunk_size(4),
-                            packet_kernel<W, Any, R, Mem, Rays, Out>{5, b, rays, out, opt, n}, s);
+    Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>> policy(space, 0, packets);
+    policy.set_chunk_size(4);
+#if SWEEP_RAYTRACE_AVX512
+    if (wide) {
+      Kokkos::parallel_reduce(std::string(where) + "::packets_avx512", policy,
+                              packet_kernel<avx512_packet<W>, Any, R, Mem, Rays, Out>{5, b, rays, out, opt, n}, s);
+      return;
+    }
+#endif
+    Kokkos::parallel_reduce(std::string(where) + "::packets", policy,
+                            packet_kernel<packet<W>, Any, R, Mem, Rays, Out>{5, b, rays, out, opt, n}, s);
   };
   const bool reorder = opt.mode == trace_mode::automatic;
   auto dispatch = [&](auto reorder_tag) {
