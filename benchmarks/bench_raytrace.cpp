@@ -2,10 +2,13 @@
 // `raytrace/<impl>/<ray_kind>/<scene>`:
 //
 //   impl      sweep_single (4-wide BVH, one ray per thread), sweep_packet
-//             (64-ray packets on the binary BVH), sweep_auto (packets that
-//             compact and fall back to single rays), embree_single
+//             (64-ray packets on the binary BVH, AVX-512 lanes where the
+//             CPU has them: the row's label says which), sweep_packet_baseline
+//             (the same with the baseline SSE lanes), sweep_auto (packets
+//             that compact and fall back to single rays), embree_single
 //             (rtcIntersect1 / rtcOccluded1), embree_packet (rtcIntersect8 /
-//             rtcOccluded8, consecutive rays), all over the same rays
+//             rtcOccluded8, consecutive rays), embree_packet16
+//             (rtcIntersect16 / rtcOccluded16), all over the same rays
 //   ray_kind  primary (closest hit, camera rays in 8 x 8 tiles), shadow (any
 //             hit, from the light to every lit primary hit), diffuse (any
 //             hit, 4 cosine-weighted ambient-occlusion rays per primary hit)
@@ -114,11 +117,12 @@ void set_rays(benchmark::State& state, double rays) {
   state.counters["rays_per_second"] = benchmark::Counter(rays * double(state.iterations()), benchmark::Counter::kIsRate);
 }
 
-void bench_sweep(benchmark::State& state, const std::string& name, const std::string& kind, rt::trace_mode mode) {
+void bench_sweep(benchmark::State& state, const std::string& name, const std::string& kind, rt::trace_mode mode,
+                 rt::trace_isa isa = rt::trace_isa::automatic) {
   auto& s = scene(name);
   Space space;
   const auto rays = s.rays[kind];
-  const rt::trace_options opt{mode, 64, 0.5f, 2};
+  const rt::trace_options opt{mode, 64, 0.5f, 2, isa};
   rt::trace_stats st;
   if (kind == "primary") {
     Kokkos::View<rt::hit*, Memory> hits("sweep::bench::hits", rays.extent(0));
@@ -129,25 +133,33 @@ void bench_sweep(benchmark::State& state, const std::string& name, const std::st
   }
   set_rays(state, double(s.enabled[kind]));
   if (mode != rt::trace_mode::single) {
+    const bool wide = isa == rt::trace_isa::avx512 ||
+                      (isa == rt::trace_isa::automatic && rt::isa_available(rt::trace_isa::avx512));
+    state.SetLabel(wide ? "avx512" : "baseline");
     state.counters["utilisation"] = st.utilisation();
     state.counters["compactions"] = double(st.compactions);
     state.counters["single_fallbacks"] = double(st.single_fallbacks);
   }
 }
 
-void bench_embree(benchmark::State& state, const std::string& name, const std::string& kind, bool packets) {
+/// width 1: rtcIntersect1 / rtcOccluded1; 8 or 16: packets of that many rays.
+void bench_embree(benchmark::State& state, const std::string& name, const std::string& kind, int width) {
   auto& s = scene(name);
   Space space;
   const auto& rays = s.plain[kind];
   double agree = 0;
   if (kind == "primary") {
     std::vector<plain_hit> hits;
-    run_timed(state, space, 0, [&] { packets ? s.embree->intersect8(rays, hits, true) : s.embree->intersect1(rays, hits); });
+    run_timed(state, space, 0, [&] {
+      width > 1 ? s.embree->intersect_packets(rays, hits, true, width) : s.embree->intersect1(rays, hits);
+    });
     for (std::size_t i = 0; i < rays.size(); ++i) agree += hits[i].prim == s.primary_prims[i];
   } else {
     std::vector<int> occ;
     const bool coherent = kind == "shadow";
-    run_timed(state, space, 0, [&] { packets ? s.embree->occluded8(rays, occ, coherent) : s.embree->occluded1(rays, occ); });
+    run_timed(state, space, 0, [&] {
+      width > 1 ? s.embree->occluded_packets(rays, occ, coherent, width) : s.embree->occluded1(rays, occ);
+    });
     for (std::size_t i = 0; i < rays.size(); ++i) agree += occ[i] == s.occlusion[kind][i];
   }
   set_rays(state, double(s.enabled[kind]));
@@ -208,10 +220,14 @@ void sweep_bench::register_suite() {
                    [name, kind](benchmark::State& s) { bench_sweep(s, name, kind, rt::trace_mode::single); });
       register_row("raytrace/sweep_packet" + tail,
                    [name, kind](benchmark::State& s) { bench_sweep(s, name, kind, rt::trace_mode::packet); });
+      register_row("raytrace/sweep_packet_baseline" + tail, [name, kind](benchmark::State& s) {
+        bench_sweep(s, name, kind, rt::trace_mode::packet, rt::trace_isa::baseline);
+      });
       register_row("raytrace/sweep_auto" + tail,
                    [name, kind](benchmark::State& s) { bench_sweep(s, name, kind, rt::trace_mode::automatic); });
-      register_row("raytrace/embree_single" + tail, [name, kind](benchmark::State& s) { bench_embree(s, name, kind, false); });
-      register_row("raytrace/embree_packet" + tail, [name, kind](benchmark::State& s) { bench_embree(s, name, kind, true); });
+      register_row("raytrace/embree_single" + tail, [name, kind](benchmark::State& s) { bench_embree(s, name, kind, 1); });
+      register_row("raytrace/embree_packet" + tail, [name, kind](benchmark::State& s) { bench_embree(s, name, kind, 8); });
+      register_row("raytrace/embree_packet16" + tail, [name, kind](benchmark::State& s) { bench_embree(s, name, kind, 16); });
     }
   }
 }

@@ -46,9 +46,29 @@ void to_embree(const plain_ray& r, RTCRay& e) {
   e.time = 0, e.mask = 0xffffffffu, e.id = 0, e.flags = 0;
 }
 
-template <class R8>
-void to_embree8(const plain_ray* r, int count, R8& e, int* valid) {
-  for (int k = 0; k < 8; ++k) {
+/// Embree's N-ray packet types and calls, N = 8 or 16.
+template <int N>
+struct packet_api;
+
+template <>
+struct packet_api<8> {
+  using ray = RTCRay8;
+  using ray_hit = RTCRayHit8;
+  static void intersect(const int* valid, RTCScene s, RTCIntersectContext* c, ray_hit* r) { rtcIntersect8(valid, s, c, r); }
+  static void occluded(const int* valid, RTCScene s, RTCIntersectContext* c, ray* r) { rtcOccluded8(valid, s, c, r); }
+};
+
+template <>
+struct packet_api<16> {
+  using ray = RTCRay16;
+  using ray_hit = RTCRayHit16;
+  static void intersect(const int* valid, RTCScene s, RTCIntersectContext* c, ray_hit* r) { rtcIntersect16(valid, s, c, r); }
+  static void occluded(const int* valid, RTCScene s, RTCIntersectContext* c, ray* r) { rtcOccluded16(valid, s, c, r); }
+};
+
+template <int N, class R>
+void to_embree_packet(const plain_ray* r, int count, R& e, int* valid) {
+  for (int k = 0; k < N; ++k) {
     const bool on = k < count && r[k].tmin <= r[k].tmax;
     valid[k] = on ? -1 : 0;
     const plain_ray q = k < count ? r[k] : plain_ray{0, 0, 0, 0, 0, 1, 1, 0};
@@ -59,21 +79,51 @@ void to_embree8(const plain_ray* r, int count, R8& e, int* valid) {
   }
 }
 
-/// Calls f(first, count, ctx) for each packet of 8 consecutive rays (the
+/// Calls f(first, count, ctx) for each packet of N consecutive rays (the
 /// last may hold fewer), in parallel, with a fresh context flagged coherent
 /// or incoherent.
-template <class F>
-void for_packets8(std::size_t n, bool coherent, F&& f) {
-  const long packets = long((n + 7) / 8);
+template <int N, class F>
+void for_packets(std::size_t n, bool coherent, F&& f) {
+  const long packets = long((n + N - 1) / N);
 #pragma omp parallel for schedule(dynamic, 32)
   for (long p = 0; p < packets; ++p) {
-    const long first = p * 8;
-    const int count = int(std::min<long>(8, long(n) - first));
+    const long first = p * N;
+    const int count = int(std::min<long>(N, long(n) - first));
     RTCIntersectContext ctx;
     rtcInitIntersectContext(&ctx);
     ctx.flags = coherent ? RTC_INTERSECT_CONTEXT_FLAG_COHERENT : RTC_INTERSECT_CONTEXT_FLAG_INCOHERENT;
     f(first, count, ctx);
   }
+}
+
+template <int N>
+void intersect_packets(RTCScene scene, const std::vector<plain_ray>& rays, std::vector<plain_hit>& hits, bool coherent) {
+  for_packets<N>(rays.size(), coherent, [&](long first, int count, RTCIntersectContext& ctx) {
+    alignas(64) typename packet_api<N>::ray_hit rh;
+    alignas(64) int valid[N];
+    to_embree_packet<N>(&rays[std::size_t(first)], count, rh.ray, valid);
+    for (int k = 0; k < N; ++k) rh.hit.geomID[k] = RTC_INVALID_GEOMETRY_ID;
+    packet_api<N>::intersect(valid, scene, &ctx, &rh);
+    for (int k = 0; k < count; ++k)
+      hits[std::size_t(first + k)] = valid[k] && rh.hit.geomID[k] != RTC_INVALID_GEOMETRY_ID
+                                         ? plain_hit{rh.ray.tfar[k], std::int32_t(rh.hit.primID[k])}
+                                         : plain_hit{0, -1};
+  });
+}
+
+template <int N>
+void occluded_packets(RTCScene scene, const std::vector<plain_ray>& rays, std::vector<int>& occluded, bool coherent) {
+  for_packets<N>(rays.size(), coherent, [&](long first, int count, RTCIntersectContext& ctx) {
+    alignas(64) typename packet_api<N>::ray r;
+    alignas(64) int valid[N];
+    to_embree_packet<N>(&rays[std::size_t(first)], count, r, valid);
+    packet_api<N>::occluded(valid, scene, &ctx, &r);
+    for (int k = 0; k < count; ++k) occluded[std::size_t(first + k)] = valid[k] && r.tfar[k] < 0 ? 1 : 0;
+  });
+}
+
+void check_width(int width) {
+  if (width != 8 && width != 16) throw std::invalid_argument("embree packets: width " + std::to_string(width) + " must be 8 or 16");
 }
 
 }  // namespace
@@ -97,19 +147,12 @@ void embree_scene::intersect1(const std::vector<plain_ray>& rays, std::vector<pl
   }
 }
 
-void embree_scene::intersect8(const std::vector<plain_ray>& rays, std::vector<plain_hit>& hits, bool coherent) const {
+void embree_scene::intersect_packets(const std::vector<plain_ray>& rays, std::vector<plain_hit>& hits, bool coherent,
+                                     int width) const {
+  check_width(width);
   hits.resize(rays.size());
-  for_packets8(rays.size(), coherent, [&](long first, int count, RTCIntersectContext& ctx) {
-    alignas(32) RTCRayHit8 rh;
-    alignas(32) int valid[8];
-    to_embree8(&rays[std::size_t(first)], count, rh.ray, valid);
-    for (int k = 0; k < 8; ++k) rh.hit.geomID[k] = RTC_INVALID_GEOMETRY_ID;
-    rtcIntersect8(valid, m->scene, &ctx, &rh);
-    for (int k = 0; k < count; ++k)
-      hits[std::size_t(first + k)] = valid[k] && rh.hit.geomID[k] != RTC_INVALID_GEOMETRY_ID
-                                         ? plain_hit{rh.ray.tfar[k], std::int32_t(rh.hit.primID[k])}
-                                         : plain_hit{0, -1};
-  });
+  if (width == 8) sweep_bench::intersect_packets<8>(m->scene, rays, hits, coherent);
+  else sweep_bench::intersect_packets<16>(m->scene, rays, hits, coherent);
 }
 
 void embree_scene::occluded1(const std::vector<plain_ray>& rays, std::vector<int>& occluded) const {
@@ -130,15 +173,12 @@ void embree_scene::occluded1(const std::vector<plain_ray>& rays, std::vector<int
   }
 }
 
-void embree_scene::occluded8(const std::vector<plain_ray>& rays, std::vector<int>& occluded, bool coherent) const {
+void embree_scene::occluded_packets(const std::vector<plain_ray>& rays, std::vector<int>& occluded, bool coherent,
+                                    int width) const {
+  check_width(width);
   occluded.resize(rays.size());
-  for_packets8(rays.size(), coherent, [&](long first, int count, RTCIntersectContext& ctx) {
-    alignas(32) RTCRay8 r;
-    alignas(32) int valid[8];
-    to_embree8(&rays[std::size_t(first)], count, r, valid);
-    rtcOccluded8(valid, m->scene, &ctx, &r);
-    for (int k = 0; k < count; ++k) occluded[std::size_t(first + k)] = valid[k] && r.tfar[k] < 0 ? 1 : 0;
-  });
+  if (width == 8) sweep_bench::occluded_packets<8>(m->scene, rays, occluded, coherent);
+  else sweep_bench::occluded_packets<16>(m->scene, rays, occluded, coherent);
 }
 
 }  // namespace sweep_bench

@@ -26,14 +26,16 @@ class embree_scene {
   embree_scene(const embree_scene&) = delete;
   embree_scene& operator=(const embree_scene&) = delete;
 
-  /// Closest hits, one ray at a time (rtcIntersect1) or 8 at a time
-  /// (rtcIntersect8, consecutive rays; `coherent` sets Embree's coherent
-  /// context flag), on the OpenMP threads. Rays with tmin > tmax are misses.
+  /// Closest hits, one ray at a time (rtcIntersect1) or `width` = 8 or 16
+  /// at a time (rtcIntersect8 / rtcIntersect16, consecutive rays;
+  /// `coherent` sets Embree's coherent context flag), on the OpenMP
+  /// threads. Rays with tmin > tmax are misses.
   void intersect1(const std::vector<plain_ray>& rays, std::vector<plain_hit>& hits) const;
-  void intersect8(const std::vector<plain_ray>& rays, std::vector<plain_hit>& hits, bool coherent) const;
-  /// Any hits (rtcOccluded1 / rtcOccluded8): 1 when occluded.
+  void intersect_packets(const std::vector<plain_ray>& rays, std::vector<plain_hit>& hits, bool coherent,
+                         int width) const;
+  /// Any hits (rtcOccluded1 / rtcOccluded8 / rtcOccluded16): 1 when occluded.
   void occluded1(const std::vector<plain_ray>& rays, std::vector<int>& occluded) const;
-  void occluded8(const std::vector<plain_ray>& rays, std::vector<int>& occluded, bool coherent) const;
+  void occluded_packets(const std::vector<plain_ray>& rays, std::vector<int>& occluded, bool coherent, int width) const;
 
  private:
   struct impl;

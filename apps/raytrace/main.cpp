@@ -34,6 +34,7 @@ struct run_options {
   bool shadows = true;
   std::string mode = "auto";
   int packet = 64;
+  std::string isa = "auto";
   std::filesystem::path out = "raytrace.png";
 };
 
@@ -89,9 +90,14 @@ int run(const run_options& o) {
                   : o.mode == "packet" ? rt::trace_mode::packet
                                        : rt::trace_mode::automatic;
   ro.trace.packet_size = o.packet;
+  ro.trace.isa = o.isa == "baseline" ? rt::trace_isa::baseline
+                 : o.isa == "avx512" ? rt::trace_isa::avx512
+                                     : rt::trace_isa::automatic;
+  const bool wide = ro.trace.isa == rt::trace_isa::avx512 ||
+                    (ro.trace.isa == rt::trace_isa::automatic && rt::isa_available(rt::trace_isa::avx512));
   const auto cam = rt::camera::framing(m.bounds());
-  std::fprintf(stderr, "rendering %d x %d, %d sample(s), %d AO ray(s) per hit, mode %s, packets of %d ...\n", o.width,
-               o.height, o.samples, o.ao, rt::to_string(ro.trace.mode), o.packet);
+  std::fprintf(stderr, "rendering %d x %d, %d sample(s), %d AO ray(s) per hit, mode %s, packets of %d (%s lanes) ...\n",
+               o.width, o.height, o.samples, o.ao, rt::to_string(ro.trace.mode), o.packet, wide ? "avx512" : "baseline");
   t0 = clock::now();
   const auto r = rt::render(space, tree, cam, ro);
   const double total = std::chrono::duration<double>(clock::now() - t0).count();
@@ -126,6 +132,9 @@ int main(int argc, char** argv) {
   app.add_flag("!--no-shadows", o.shadows, "no shadow rays");
   app.add_option("--mode", o.mode, "traversal")->check(CLI::IsMember({"single", "packet", "auto"}))->capture_default_str();
   app.add_option("--packet", o.packet, "rays per packet")->check(CLI::IsMember({8, 16, 32, 64}))->capture_default_str();
+  app.add_option("--isa", o.isa, "packet lanes: auto (AVX-512 when the CPU has it), baseline, avx512")
+      ->check(CLI::IsMember({"auto", "baseline", "avx512"}))
+      ->capture_default_str();
   app.add_option("-o,--out", o.out, "PNG to write")->capture_default_str();
   try {
     app.parse(argc, argv);

@@ -494,6 +494,14 @@ struct packet {
   }
 };
 
+/// Asks for the cache line at p ahead of use (siblings share one: two
+/// 32-byte nodes); nothing on devices.
+KOKKOS_INLINE_FUNCTION void prefetch([[maybe_unused]] const void* p) {
+#if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
+  __builtin_prefetch(p);
+#endif
+}
+
 struct counters {
   std::uint64_t tests = 0, lanes = 0, active = 0, compactions = 0, singles = 0;
 };
@@ -540,6 +548,7 @@ KOKKOS_INLINE_FUNCTION void walk_packet(const bvh_view<Mem>& b, P& p, std::int32
     const int lead = ctz64(m);
     if (!nd.leaf() && p.hits_box(nd.lo, nd.hi, std::uint64_t(1) << lead)) {
       const bool flip = p.negative(nd.axis(), lead);
+      prefetch(&b.nodes(nd.first));
       stack[top++] = entry{nd.first + (flip ? 0 : 1), m};
       stack[top++] = entry{nd.first + (flip ? 1 : 0), m};
       continue;
@@ -576,6 +585,7 @@ KOKKOS_INLINE_FUNCTION void walk_packet(const bvh_view<Mem>& b, P& p, std::int32
       continue;
     }
     const bool flip = p.negative(nd.axis(), ctz64(m));
+    prefetch(&b.nodes(nd.first));
     stack[top++] = entry{nd.first + (flip ? 0 : 1), m};
     stack[top++] = entry{nd.first + (flip ? 1 : 0), m};
   }
