@@ -126,6 +126,32 @@ TEST_CASE_TEMPLATE("packets of primary rays from one origin equal single rays; r
   }
 }
 
+TEST_CASE_TEMPLATE("packets read rays from strided Views", Space, SWEEP_TEST_SPACES) {
+  using Mem = typename Space::memory_space;
+  const auto m = random_soup(500, 0.1f, 5);
+  const rt::bvh<Space> tree(Space(), m);
+  const auto rays = random_rays(m, 1000, 6);
+  // Every ray twice, side by side: column 0 is a View with stride 2.
+  Kokkos::View<rt::ray**, Kokkos::LayoutRight, Mem> pairs("pairs", rays.size(), 2);
+  auto h = Kokkos::create_mirror_view(pairs);
+  for (std::size_t i = 0; i < rays.size(); ++i) h(i, 0) = rays[i], h(i, 1) = rt::ray{};
+  Kokkos::deep_copy(pairs, h);
+  const auto strided = Kokkos::subview(pairs, Kokkos::ALL, 0);
+  CHECK(strided.stride_0() == 2);
+  const auto single = trace_hits(tree, rays, {rt::trace_mode::single, 64, 0.5f, 2});
+  for (auto isa : packet_isas())
+    for (int size : {16, 64}) {
+      CAPTURE(std::string(rt::to_string(isa)));
+      CAPTURE(size);
+      Kokkos::View<rt::hit*, Mem> hits("hits", rays.size());
+      rt::intersect(Space(), tree, strided, hits, {rt::trace_mode::packet, size, 0.5f, 2, isa});
+      const auto got = to_host(hits);
+      std::size_t wrong = 0;
+      for (std::size_t i = 0; i < rays.size(); ++i) wrong += !same_hit(got[i], single[i]);
+      CHECK(wrong == 0);
+    }
+}
+
 TEST_CASE_TEMPLATE("BVH invariants: boxes contain children and triangles, leaves hold every triangle once", Space,
                    SWEEP_TEST_SPACES) {
   for (std::size_t n : {1ul, 2ul, 5ul, 1000ul, 30000ul}) {

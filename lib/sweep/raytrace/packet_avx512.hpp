@@ -6,8 +6,8 @@
 // The packet is stored as structure of arrays: origin, reciprocal
 // direction, the watertight test's three shear rows, interval and closest
 // hit per lane. Sixteen lanes go through each instruction:
-// - setup: the reciprocals and shear rows of ray_setup, made for the
-//   whole packet at load time;
+// - load: the rays' fields gathered sixteen lanes at a time, then the
+//   reciprocals and shear rows of ray_setup made for the whole packet;
 // - box tests: the slab test of hits_box, sixteen rays per step;
 // - leaves: each triangle is tested against sixteen rays at once (the
 //   baseline tests one ray against four triangles).
@@ -45,23 +45,35 @@ struct avx512_packet {
   template <class Rays>
   SWEEP_RAYTRACE_AVX512_FN std::uint64_t load(const Rays& rays, index_t first, index_t n) {
     size = int(n - first < L ? n - first : L);
-    // The next packet's rays are fetched while this one is traced (its
-    // loads would otherwise wait on memory one cache line at a time).
-    if (first + 2 * L <= n) {
-      const char* next = reinterpret_cast<const char*>(&rays(first + L));
-      for (std::size_t byte = 0; byte < L * sizeof(ray); byte += 64) __builtin_prefetch(next + byte);
-    }
     alignas(64) float dx[padded], dy[padded], dz[padded];
     std::uint64_t mask = 0;
-    for (int i = 0; i < padded; ++i) {
-      const bool on = i < size;
-      const ray& q = rays(first + (on ? i : 0));
-      ox[i] = q.org.x, oy[i] = q.org.y, oz[i] = q.org.z;
-      dx[i] = q.dir.x, dy[i] = q.dir.y, dz[i] = q.dir.z;
-      tmin[i] = on ? q.tmin : 1.0f;
-      tmax[i] = on ? q.tmax : -1.0f;
-      hu[i] = 0, hv[i] = 0, prim[i] = -1;
-      if (on && q.tmin <= q.tmax) mask |= std::uint64_t(1) << i;
+    static_assert(sizeof(ray) == 8 * sizeof(float), "a ray is origin, direction, tmin, tmax");
+    const std::int64_t step = std::int64_t(rays.stride_0()) * 8;  // floats from one ray to the next
+    if (size == L && L >= 16 && step * L < (std::int64_t(1) << 31)) {
+      // A whole packet: sixteen lanes of each field per gather.
+      const float* base = reinterpret_cast<const float*>(&rays(first));
+      const __m512i lane = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+      const __m512 zero = _mm512_setzero_ps();
+      for (int g = 0; g < L; g += 16) {
+        const __m512i at = _mm512_mullo_epi32(_mm512_add_epi32(lane, _mm512_set1_epi32(g)), _mm512_set1_epi32(int(step)));
+        float* to[8] = {ox + g, oy + g, oz + g, dx + g, dy + g, dz + g, tmin + g, tmax + g};
+        for (int f = 0; f < 8; ++f)
+          _mm512_store_ps(to[f], _mm512_mask_i32gather_ps(zero, 0xFFFF, _mm512_add_epi32(at, _mm512_set1_epi32(f)), base, 4));
+        _mm512_store_ps(hu + g, zero), _mm512_store_ps(hv + g, zero);
+        _mm512_store_si512(prim + g, _mm512_set1_epi32(-1));
+        mask |= std::uint64_t(_mm512_cmp_ps_mask(_mm512_load_ps(tmin + g), _mm512_load_ps(tmax + g), _CMP_LE_OQ)) << g;
+      }
+    } else {
+      for (int i = 0; i < padded; ++i) {
+        const bool on = i < size;
+        const ray& q = rays(first + (on ? i : 0));
+        ox[i] = q.org.x, oy[i] = q.org.y, oz[i] = q.org.z;
+        dx[i] = q.dir.x, dy[i] = q.dir.y, dz[i] = q.dir.z;
+        tmin[i] = on ? q.tmin : 1.0f;
+        tmax[i] = on ? q.tmax : -1.0f;
+        hu[i] = 0, hv[i] = 0, prim[i] = -1;
+        if (on && q.tmin <= q.tmax) mask |= std::uint64_t(1) << i;
+      }
     }
     for (int g = 0; g < padded; g += 16) setup_lanes(g, dx + g, dy + g, dz + g);
     prepare();
@@ -103,7 +115,8 @@ struct avx512_packet {
   }
 
   /// vminps / vmaxps (as _mm512_min_ps / _mm512_max_ps, whose undefined
-  /// pass-through operand GCC 12 reports as uninitialised).
+  /// pass-through operand GCC 12 reports as uninitialised; the gathers in
+  /// load are masked for the same reason).
   static SWEEP_RAYTRACE_AVX512_FN __m512 vmin(__m512 a, __m512 b) { return _mm512_mask_min_ps(a, 0xFFFF, a, b); }
   static SWEEP_RAYTRACE_AVX512_FN __m512 vmax(__m512 a, __m512 b) { return _mm512_mask_max_ps(a, 0xFFFF, a, b); }
 
