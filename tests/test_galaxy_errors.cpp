@@ -13,6 +13,7 @@
 #include <string>
 
 namespace nb = sweep::nbody;
+using sweep_test::contains;
 using sweep_test::scratch_dir;
 using sweep_test::thrown;
 
@@ -42,21 +43,20 @@ TEST_CASE("malformed CSV body files name the file and the line") {
         "sweep::nbody::read_bodies: " + short_line +
             ": line 2: expected 7 comma-separated numbers (m,x,y,z,vx,vy,vz), found 6");
   const auto long_line = d.write("c.csv", "1,2,3,4,5,6,7,8\n");
-  CHECK(thrown([&] { nb::read_bodies(long_line); }).find("line 1: expected 7 comma-separated numbers") !=
-        std::string::npos);
+  CHECK(contains(thrown([&] { nb::read_bodies(long_line); }), "line 1: expected 7 comma-separated numbers"));
   const auto nan = d.write("d.csv", header + "1,nan,0,0,0,0,0\n");
   CHECK(thrown([&] { nb::read_bodies(nan); }) ==
         "sweep::nbody::read_bodies: " + nan + ": line 2: field 2 (x) is not finite (nan)");
   const auto inf = d.write("e.csv", "1,0,0,0,0,0,inf\n");
-  CHECK(thrown([&] { nb::read_bodies(inf); }).find("line 1: field 7 (vz) is not finite") != std::string::npos);
+  CHECK(contains(thrown([&] { nb::read_bodies(inf); }), "line 1: field 7 (vz) is not finite"));
   const auto negative = d.write("f.csv", "-1,0,0,0,0,0,0\n");
-  CHECK(thrown([&] { nb::read_bodies(negative); }).find("line 1: negative mass -1") != std::string::npos);
+  CHECK(contains(thrown([&] { nb::read_bodies(negative); }), "line 1: negative mass -1"));
   const auto empty = d.write("g.csv", header + "\n# nothing\n");
   CHECK(thrown([&] { nb::read_bodies(empty); }) == "sweep::nbody::read_bodies: " + empty + ": no bodies (N = 0)");
   const auto trailing = d.write("h.csv", "1,0,0,0,0,0,0x\n");
-  CHECK(thrown([&] { nb::read_bodies(trailing); }).find("line 1: field 7 ('0x') is not a number") != std::string::npos);
+  CHECK(contains(thrown([&] { nb::read_bodies(trailing); }), "line 1: field 7 ('0x') is not a number"));
   const auto missing = (d.path / "missing.csv").string();
-  CHECK(thrown([&] { nb::read_bodies(missing); }).find(missing + ": cannot open") != std::string::npos);
+  CHECK(contains(thrown([&] { nb::read_bodies(missing); }), missing + ": cannot open"));
   // Well-formed input with spaces, CRLF and a leading '+' reads.
   const auto fine = d.write("ok.csv", "# a body\r\n 0.5 , +1, -2e-3,0,0,0,1\r\n");
   const auto ok = nb::read_bodies(fine);
@@ -79,7 +79,7 @@ TEST_CASE("truncated or damaged binary body files name the byte offset") {
   CHECK(thrown([&] { nb::read_bodies(extra); }) ==
         "sweep::nbody::read_bodies: " + extra + ": 3 unexpected bytes after the last body at byte offset 72");
   const auto zero = d.write("d.bin", binary_header(0));
-  CHECK(thrown([&] { nb::read_bodies(zero); }).find("no bodies (N = 0 in the header)") != std::string::npos);
+  CHECK(contains(thrown([&] { nb::read_bodies(zero); }), "no bodies (N = 0 in the header)"));
   // A NaN position in the second body.
   std::vector<nb::body> two = {{1, 0, 0, 0, 0, 0, 0}, {1, 1, 1, 1, 0, 0, 0}};
   const auto good = (d.path / "e.bin").string();
@@ -104,7 +104,7 @@ TEST_CASE("write_bodies refuses bad bodies and never leaves a damaged file") {
   CHECK(thrown([&] { nb::write_bodies(target, {}); }) == "sweep::nbody::write_bodies: N = 0: there are no bodies");
   CHECK(read_all(target) == before);
   const auto nowhere = (d.path / "no-such-folder" / "x.bin").string();
-  CHECK(thrown([&] { nb::write_bodies(nowhere, good); }).find("cannot create") != std::string::npos);
+  CHECK(contains(thrown([&] { nb::write_bodies(nowhere, good); }), "cannot create"));
   CHECK_FALSE(std::filesystem::exists(nowhere));
   CHECK_FALSE(std::filesystem::exists(target + ".partial"));
 }
@@ -120,7 +120,7 @@ TEST_CASE_TEMPLATE("bad parameters and N = 0 are refused with the parameter name
   CHECK(with([](auto& p) { p.theta = -0.1; }) == "sweep::nbody::simulation: theta = -0.1 must be finite and >= 0");
   CHECK(with([](auto& p) { p.dt = 0; }) == "sweep::nbody::simulation: dt = 0 must be finite and > 0");
   CHECK(with([](auto& p) { p.dt = -1; }) == "sweep::nbody::simulation: dt = -1 must be finite and > 0");
-  CHECK(with([](auto& p) { p.dt = std::nan(""); }).find("dt = nan") != std::string::npos);
+  CHECK(contains(with([](auto& p) { p.dt = std::nan(""); }), "dt = nan"));
   CHECK(with([](auto& p) { p.eps = -1; }) == "sweep::nbody::simulation: eps = -1 must be finite and >= 0");
   CHECK(with([](auto& p) { p.G = 0; }) == "sweep::nbody::simulation: G = 0 must be finite and > 0");
   CHECK(with([](auto& p) { p.leaf_capacity = 0; }) == "sweep::nbody::simulation: leaf_capacity = 0 must be >= 1");

@@ -93,8 +93,11 @@ struct scratch_dir {
   }
 };
 
+/// What thrown() returns when f() throws nothing.
+inline const std::string nothing_thrown = "(nothing thrown)";
+
 /// The message of the std::invalid_argument that f() throws, or
-/// "(nothing thrown)".
+/// nothing_thrown.
 template <class F>
 std::string thrown(F&& f) {
   try {
@@ -102,7 +105,10 @@ std::string thrown(F&& f) {
   } catch (const std::invalid_argument& e) {
     return e.what();
   }
-  return "(nothing thrown)";
+  return nothing_thrown;
 }
+
+/// True when `part` occurs in `text`.
+inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 }  // namespace sweep_test
