@@ -133,9 +133,7 @@ void bench_sweep(benchmark::State& state, const std::string& name, const std::st
   }
   set_rays(state, double(s.enabled[kind]));
   if (mode != rt::trace_mode::single) {
-    const bool wide = isa == rt::trace_isa::avx512 ||
-                      (isa == rt::trace_isa::automatic && rt::isa_available(rt::trace_isa::avx512));
-    state.SetLabel(wide ? "avx512" : "baseline");
+    state.SetLabel(rt::to_string(rt::packet_isa(isa)));
     state.counters["utilisation"] = st.utilisation();
     state.counters["compactions"] = double(st.compactions);
     state.counters["single_fallbacks"] = double(st.single_fallbacks);

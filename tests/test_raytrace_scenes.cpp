@@ -15,12 +15,6 @@
 
 using namespace sweep_test;
 
-namespace {
-
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-}  // namespace
-
 TEST_CASE("OFF and OBJ files load; polygons become fans; degenerate triangles are skipped and counted") {
   scratch_dir s("sweep-raytrace-scenes");
   const auto off = s.write("quad.off", "OFF\n# a quad, a degenerate triangle and a sliver of zero area\n6 3 0\n"
@@ -38,7 +32,7 @@ TEST_CASE("OFF and OBJ files load; polygons become fans; degenerate triangles ar
 
 TEST_CASE("malformed mesh files name the file and the line") {
   scratch_dir s("sweep-raytrace-scenes");
-  CHECK(has(thrown([&] { rt::load_mesh((s.path / "missing.off").string()); }), "missing.off: cannot open"));
+  CHECK(contains(thrown([&] { rt::load_mesh((s.path / "missing.off").string()); }), "missing.off: cannot open"));
   CHECK(thrown([&] { rt::load_mesh(s.write("a.ply", "ply\n")); }) ==
         "sweep::raytrace::load_mesh: " + (s.path / "a.ply").string() + ": unknown mesh format '.ply' (expected .obj or .off)");
   const auto bad_header = s.write("h.off", "OFX\n3 1 0\n");
@@ -46,20 +40,20 @@ TEST_CASE("malformed mesh files name the file and the line") {
   const auto bad_number = s.write("n.off", "OFF\n3 1 0\n0 0 0\n1 x 0\n0 1 0\n3 0 1 2\n");
   CHECK(thrown([&] { rt::load_off(bad_number); }) == "sweep::raytrace::load_mesh: " + bad_number + ":4: coordinate 'x' is not a number");
   const auto nan = s.write("nan.off", "OFF\n3 1 0\n0 0 0\n1 nan 0\n0 1 0\n3 0 1 2\n");
-  CHECK(has(thrown([&] { rt::load_off(nan); }), "nan.off:4: coordinate 'nan' is not finite"));
+  CHECK(contains(thrown([&] { rt::load_off(nan); }), "nan.off:4: coordinate 'nan' is not finite"));
   const auto range = s.write("r.off", "OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 7\n");
   CHECK(thrown([&] { rt::load_off(range); }) == "sweep::raytrace::load_mesh: " + range + ":6: vertex index 7 out of range [0, 3)");
   const auto truncated = s.write("t.off", "OFF\n4 2 0\n0 0 0\n1 0 0\n0 1 0\n");
-  CHECK(has(thrown([&] { rt::load_off(truncated); }), "t.off:5: truncated: 4 vertices declared, the file ends after 3"));
+  CHECK(contains(thrown([&] { rt::load_off(truncated); }), "t.off:5: truncated: 4 vertices declared, the file ends after 3"));
   const auto empty = s.write("e.off", "OFF\n3 1 0\n0 0 0\n1 0 0\n2 0 0\n3 0 1 2\n");
-  CHECK(has(thrown([&] { rt::load_off(empty); }), "e.off: no triangles (1 degenerate ones skipped)"));
+  CHECK(contains(thrown([&] { rt::load_off(empty); }), "e.off: no triangles (1 degenerate ones skipped)"));
   const auto obj_range = s.write("r.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\nf 1 2 9\n");
   CHECK(thrown([&] { rt::load_obj(obj_range); }) ==
         "sweep::raytrace::load_mesh: " + obj_range + ":5: vertex index 9 out of range (3 vertices so far)");
   const auto obj_number = s.write("n.obj", "v 0 0 0\nv 1 zero 0\n");
-  CHECK(has(thrown([&] { rt::load_obj(obj_number); }), "n.obj:2: coordinate 'zero' is not a number"));
+  CHECK(contains(thrown([&] { rt::load_obj(obj_number); }), "n.obj:2: coordinate 'zero' is not a number"));
   const auto obj_empty = s.write("e.obj", "# nothing\nv 0 0 0\n");
-  CHECK(has(thrown([&] { rt::load_obj(obj_empty); }), "e.obj: no triangles"));
+  CHECK(contains(thrown([&] { rt::load_obj(obj_empty); }), "e.obj: no triangles"));
 }
 
 TEST_CASE_TEMPLATE("bad trace and render arguments are refused before anything runs", Space, SWEEP_TEST_SPACES) {
@@ -73,7 +67,7 @@ TEST_CASE_TEMPLATE("bad trace and render arguments are refused before anything r
   Kokkos::View<rt::hit*, typename Space::memory_space> hits("hits", 10);
   CHECK(thrown([&] { rt::intersect(space, tree, rays, hits, {rt::trace_mode::packet, 12, 0.5f, 2}); }) ==
         "sweep::raytrace::intersect: packet_size = 12 must be 8, 16, 32 or 64");
-  CHECK(has(thrown([&] { rt::intersect(space, tree, rays, hits, {rt::trace_mode::automatic, 64, 1.5f, 2}); }),
+  CHECK(contains(thrown([&] { rt::intersect(space, tree, rays, hits, {rt::trace_mode::automatic, 64, 1.5f, 2}); }),
             "compact_below = 1.5 must be in [0, 1]"));
   const rt::trace_options wide{rt::trace_mode::packet, 64, 0.5f, 2, rt::trace_isa::avx512};
   if (rt::isa_available(rt::trace_isa::avx512))
@@ -83,6 +77,10 @@ TEST_CASE_TEMPLATE("bad trace and render arguments are refused before anything r
           "sweep::raytrace::intersect: isa = avx512 is not available: this build or this CPU lacks AVX-512F");
   CHECK(rt::isa_available(rt::trace_isa::baseline));
   CHECK(rt::isa_available(rt::trace_isa::automatic));
+  CHECK(rt::packet_isa(rt::trace_isa::baseline) == rt::trace_isa::baseline);
+  CHECK(rt::packet_isa(rt::trace_isa::avx512) == rt::trace_isa::avx512);
+  CHECK(rt::packet_isa(rt::trace_isa::automatic) ==
+        (rt::isa_available(rt::trace_isa::avx512) ? rt::trace_isa::avx512 : rt::trace_isa::baseline));
   rt::render_options o;
   o.width = 0;
   CHECK(thrown([&] { rt::render(space, tree, rt::camera::framing(m.bounds()), o); }) ==

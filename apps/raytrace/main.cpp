@@ -93,11 +93,10 @@ int run(const run_options& o) {
   ro.trace.isa = o.isa == "baseline" ? rt::trace_isa::baseline
                  : o.isa == "avx512" ? rt::trace_isa::avx512
                                      : rt::trace_isa::automatic;
-  const bool wide = ro.trace.isa == rt::trace_isa::avx512 ||
-                    (ro.trace.isa == rt::trace_isa::automatic && rt::isa_available(rt::trace_isa::avx512));
   const auto cam = rt::camera::framing(m.bounds());
   std::fprintf(stderr, "rendering %d x %d, %d sample(s), %d AO ray(s) per hit, mode %s, packets of %d (%s lanes) ...\n",
-               o.width, o.height, o.samples, o.ao, rt::to_string(ro.trace.mode), o.packet, wide ? "avx512" : "baseline");
+               o.width, o.height, o.samples, o.ao, rt::to_string(ro.trace.mode), o.packet,
+               rt::to_string(rt::packet_isa(ro.trace.isa)));
   t0 = clock::now();
   const auto r = rt::render(space, tree, cam, ro);
   const double total = std::chrono::duration<double>(clock::now() - t0).count();

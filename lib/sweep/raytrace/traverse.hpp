@@ -17,7 +17,9 @@
 // In `automatic` mode a packet whose utilisation falls to `compact_below`
 // compacts its active rays into the smallest packet that holds them and
 // continues the subtree with it, and at `single_below` active rays or fewer
-// each continues the subtree alone.
+// each continues the subtree alone. The walk is written once for two packet
+// types: `packet` (SSE on x86 hosts, scalar elsewhere) and, on CPUs with
+// AVX-512F, `avx512_packet` (packet_avx512.hpp; `trace_options::isa`).
 //
 // Results do not depend on the mode: every (ray, triangle) pair yields the
 // same distance, and ties go to the lower primitive (geometry.hpp).
@@ -507,8 +509,8 @@ struct counters {
 };
 
 template <class P, bool Any, bool Reorder, class Mem>
-KOKKOS_INLINE_FUNCTION void walk_packet(const bvh_view<Mem>& b, P& p, std::int32_t start, std::uint64_t mask, const trace_options& opt,
-                 counters& c);
+KOKKOS_INLINE_FUNCTION void walk_packet(const bvh_view<Mem>& b, P& p, std::int32_t start, std::uint64_t mask,
+                                        const trace_options& opt, counters& c);
 
 /// Moves the active lanes into a packet of S lanes, walks the subtree with
 /// it, and writes the results back.
@@ -630,6 +632,13 @@ inline bool isa_available(trace_isa isa) {
   return isa != trace_isa::avx512;
 }
 
+/// The lanes packets run with when `isa` is asked for: `avx512` or
+/// `baseline` (automatic resolved for this build and CPU).
+inline trace_isa packet_isa(trace_isa isa) {
+  const bool wide = isa == trace_isa::avx512 || (isa == trace_isa::automatic && isa_available(trace_isa::avx512));
+  return wide ? trace_isa::avx512 : trace_isa::baseline;
+}
+
 namespace detail {
 
 template <bool Any, class Mem, class Rays, class Out>
@@ -679,8 +688,7 @@ trace_stats trace(const ExecSpace& space, const bvh<ExecSpace>& tree, const Rays
   }
   Kokkos::View<std::uint64_t*, Kokkos::HostSpace> s("sweep::raytrace::stats", 5);
   const index_t packets = (n + L - 1) / L;
-  const bool wide = opt.isa == trace_isa::avx512 || (opt.isa == trace_isa::automatic && isa_available(trace_isa::avx512));
-  (void)wide;
+  [[maybe_unused]] const bool wide = packet_isa(opt.isa) == trace_isa::avx512;
   auto run = [&](auto lanes, auto reorder) {
     constexpr int W = decltype(lanes)::value;
     constexpr bool R = decltype(reorder)::value;
