@@ -9,6 +9,11 @@ install(FILES "${PROJECT_BINARY_DIR}/generated/sweep/config.hpp"
 
 set(_sweep_cmake_dir "${CMAKE_INSTALL_LIBDIR}/cmake/Sweep")
 install(EXPORT SweepTargets NAMESPACE Sweep:: DESTINATION "${_sweep_cmake_dir}")
+if(TARGET sweep_mpi)
+  # A separate export set, so that Sweep::sweep's users need no MPI.
+  install(TARGETS sweep_mpi EXPORT SweepMpiTargets)
+  install(EXPORT SweepMpiTargets NAMESPACE Sweep:: DESTINATION "${_sweep_cmake_dir}")
+endif()
 configure_package_config_file(
   "${PROJECT_SOURCE_DIR}/cmake/SweepConfig.cmake.in"
   "${PROJECT_BINARY_DIR}/SweepConfig.cmake"

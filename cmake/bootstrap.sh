@@ -57,6 +57,7 @@ debian_packages=(
   doctest-dev libbenchmark-dev libtbb-dev libthrust-dev libcli11-dev
   libstb-dev python3-matplotlib libsdsl-dev
   libembree-dev libtinyobjloader-dev libcgal-demo
+  libopenmpi-dev openmpi-bin
 )
 apt_updated=0
 apt_update_once() {
