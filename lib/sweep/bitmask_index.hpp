@@ -57,17 +57,9 @@
 #pragma once
 
 #include <sweep/core.hpp>
+#include <sweep/detail/bitmask_backend.hpp>
 #include <sweep/detail/bitmask_rank_select.hpp>
 #include <sweep/detail/bitmask_trees.hpp>
-#include <sweep/detail/host_bitmask_kernels.hpp>
-#include <sweep/detail/scan_io.hpp>
-
-#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__)
-#include <sweep/cuda/bitmask.hpp>
-#define SWEEP_BITMASK_CUDA 1
-#else
-#define SWEEP_BITMASK_CUDA 0
-#endif
 
 #include <limits>
 #include <string>
@@ -147,20 +139,6 @@ KOKKOS_INLINE_FUNCTION bool query_in_range(Q q, index_t max) {
   return static_cast<std::uint64_t>(q) <= static_cast<std::uint64_t>(max);
 }
 
-/// Pack and unpack by one select per packed element.
-template <class ExecSpace, class View, class InView, class OutView>
-void gather_by_select(const ExecSpace& space, const std::string& where, const View& v,
-                   const InView& expanded_in, const OutView& packed_out, const bitmask_options& opt) {
-  bitmask_for(space, where, v.ones, opt.work_item,
-                      KOKKOS_LAMBDA(const index_t k) { packed_out(k) = expanded_in(v.select(k)); });
-}
-template <class ExecSpace, class View, class InView, class OutView>
-void scatter_by_select(const ExecSpace& space, const std::string& where, const View& v,
-                    const InView& packed_in, const OutView& expanded_out, const bitmask_options& opt) {
-  bitmask_for(space, where, v.ones, opt.work_item,
-                      KOKKOS_LAMBDA(const index_t k) { expanded_out(v.select(k)) = packed_in(k); });
-}
-
 /// Door of select/rank: shapes, output range, then every query in
 /// [0, max_query] (one reduction), before anything is written.
 template <class MemorySpace, class ExecSpace, class InView, class OutView>
@@ -198,12 +176,6 @@ void check_queries(const std::string& where, const ExecSpace& space, const InVie
             ", outside [0, ", max_query, "]");
   }
 }
-/// A host-callable contiguous pointer for `v`, or null.
-template <class View>
-auto contiguous_data(const View& v) -> decltype(v.data()) {
-  return v.extent(0) <= 1 || v.stride(0) == 1 ? v.data() : nullptr;
-}
-
 }  // namespace detail
 
 template <class Encoding, class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
@@ -253,41 +225,8 @@ class bitmask_index {
     check_arrays<ExecSpace, InView, OutView>(where, expanded_in, packed_out, size(), count());
     detail::scoped_region region(where);
     if (count() == 0) return;
-    const device_view_type v = m_view;
-    using T = typename OutView::value_type;
-#if SWEEP_BITMASK_CUDA
-    if constexpr (std::is_same_v<ExecSpace, Kokkos::Cuda>) {
-      if constexpr (traits::streaming) {
-        if (!v.sparse) return cuda::stream<true>(space, where, v, expanded_in, packed_out);
-      } else if constexpr (traits::tree) {
-        return cuda::move_by_select<true>(space, where, v, expanded_in, packed_out);
-      }
-    }
-#endif
-    if constexpr (traits::streaming) {
-      if (v.sparse) return detail::gather_by_select(space, where, v, expanded_in, packed_out, opt);
-      if constexpr (detail::is_host_space_v<ExecSpace>) {
-        const T* in = detail::contiguous_data(expanded_in);
-        T* out = detail::contiguous_data(packed_out);
-        if (in != nullptr && out != nullptr) {
-          const detail::host_mask m{v.mask.words.data(), v.mask.n};
-          const index_t n64 = v.mask.n64, ones = v.ones;
-          for_chunks(space, where, n64, opt, [=](index_t w0, index_t w1) {
-            const index_t k1 = w1 < n64 ? v.rank(64 * w1) : ones;
-            detail::host_pack_words(m, w0, w1, in, out + v.rank(64 * w0), out + k1);
-          });
-          return;
-        }
-      }
-      detail::bitmask_for(
-          space, where, v.mask.n64, 0, KOKKOS_LAMBDA(const index_t j) {
-            index_t k = v.rank(64 * j);
-            for (std::uint64_t w = v.mask.word(j); w != 0; w &= w - 1)
-              packed_out(k++) = expanded_in(64 * j + detail::ctz64(w));
-          });
-    } else {
-      detail::gather_by_select(space, where, v, expanded_in, packed_out, opt);
-    }
+    detail::bitmask_backend<ExecSpace>::template pack<traits>(space, where, m_view, expanded_in, packed_out,
+                                                              opt.work_item);
   }
 
   /// expanded_out[select(k)] = packed_in[k]; unset positions are untouched.
@@ -299,40 +238,8 @@ class bitmask_index {
     check_arrays<ExecSpace, InView, OutView>(where, expanded_out, packed_in, size(), count());
     detail::scoped_region region(where);
     if (count() == 0) return;
-    const device_view_type v = m_view;
-    using T = typename OutView::value_type;
-#if SWEEP_BITMASK_CUDA
-    if constexpr (std::is_same_v<ExecSpace, Kokkos::Cuda>) {
-      if constexpr (traits::streaming) {
-        if (!v.sparse) return cuda::stream<false>(space, where, v, expanded_out, packed_in);
-      } else if constexpr (traits::tree) {
-        return cuda::move_by_select<false>(space, where, v, packed_in, expanded_out);
-      }
-    }
-#endif
-    if constexpr (traits::streaming) {
-      if (v.sparse) return detail::scatter_by_select(space, where, v, packed_in, expanded_out, opt);
-      if constexpr (detail::is_host_space_v<ExecSpace>) {
-        const T* in = detail::contiguous_data(packed_in);
-        T* out = detail::contiguous_data(expanded_out);
-        if (in != nullptr && out != nullptr) {
-          const detail::host_mask m{v.mask.words.data(), v.mask.n};
-          const T* in_end = in + v.ones;
-          for_chunks(space, where, v.mask.n64, opt, [=](index_t w0, index_t w1) {
-            detail::host_unpack_words(m, w0, w1, in + v.rank(64 * w0), in_end, out);
-          });
-          return;
-        }
-      }
-      detail::bitmask_for(
-          space, where, v.mask.n64, 0, KOKKOS_LAMBDA(const index_t j) {
-            index_t k = v.rank(64 * j);
-            for (std::uint64_t w = v.mask.word(j); w != 0; w &= w - 1)
-              expanded_out(64 * j + detail::ctz64(w)) = packed_in(k++);
-          });
-    } else {
-      detail::scatter_by_select(space, where, v, packed_in, expanded_out, opt);
-    }
+    detail::bitmask_backend<ExecSpace>::template unpack<traits>(space, where, m_view, packed_in, expanded_out,
+                                                                opt.work_item);
   }
 
   /// expanded_out[t] = select(packed_indices[t]); every index in [0, count()).
@@ -341,16 +248,7 @@ class bitmask_index {
     const std::string where = "sweep::bitmask_index<" + traits::name() + ">::select";
     detail::check_queries<MemorySpace>(where, space, packed_indices, expanded_out, count() - 1, size());
     detail::scoped_region region(where);
-    const device_view_type v = m_view;
-    using R = typename OutView::value_type;
-#if SWEEP_BITMASK_CUDA
-    if constexpr (std::is_same_v<ExecSpace, Kokkos::Cuda> && traits::tree)
-      return cuda::select(space, where, v, packed_indices, expanded_out);
-#endif
-    detail::bitmask_for(
-        space, where, static_cast<index_t>(packed_indices.extent(0)), 0, KOKKOS_LAMBDA(const index_t t) {
-          expanded_out(t) = static_cast<R>(v.select(static_cast<index_t>(packed_indices(t))));
-        });
+    detail::bitmask_backend<ExecSpace>::template select<traits>(space, where, m_view, packed_indices, expanded_out);
   }
 
   /// packed_out[t] = rank(expanded_indices[t]); every index in [0, size()].
@@ -359,29 +257,11 @@ class bitmask_index {
     const std::string where = "sweep::bitmask_index<" + traits::name() + ">::rank";
     detail::check_queries<MemorySpace>(where, space, expanded_indices, packed_out, size(), count());
     detail::scoped_region region(where);
-    const device_view_type v = m_view;
-    using R = typename OutView::value_type;
-    detail::bitmask_for(
-        space, where, static_cast<index_t>(expanded_indices.extent(0)), 0, KOKKOS_LAMBDA(const index_t t) {
-          packed_out(t) = static_cast<R>(v.rank(static_cast<index_t>(expanded_indices(t))));
-        });
+    detail::bitmask_backend<ExecSpace>::template rank<traits>(space, where, m_view, expanded_indices, packed_out);
   }
 
  private:
   device_view_type m_view;
-
-  /// Runs f(w0, w1) over ranges of 64-bit words, a few per thread.
-  template <class ExecSpace, class F>
-  static void for_chunks(const ExecSpace& space, const std::string& label, index_t n64, const bitmask_options& opt,
-                         const F& f) {
-    const index_t chunk = opt.work_item > 0 ? (opt.work_item + 63) / 64 : 2048;  // words
-    const index_t chunks = (n64 + chunk - 1) / chunk;
-    Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(space, 0, chunks),
-                         [=](const index_t c) {
-                           const index_t w0 = c * chunk;
-                           f(w0, w0 + chunk < n64 ? w0 + chunk : n64);
-                         });
-  }
 
   template <class ExecSpace, class Expanded, class Packed>
   static void check_arrays(const std::string& where, const Expanded& expanded, const Packed& packed, index_t n,

@@ -34,54 +34,23 @@
 
 #include <sweep/core.hpp>
 #include <sweep/monoid.hpp>
-#include <sweep/detail/scan_blelloch.hpp>
-#include <sweep/detail/scan_brent_kung.hpp>
-#include <sweep/detail/scan_chunked.hpp>
-#include <sweep/detail/scan_hillis_steele.hpp>
+#include <sweep/scan_algorithms.hpp>
+#include <sweep/scan_options.hpp>
+#include <sweep/detail/scan_backend.hpp>
 #include <sweep/detail/scan_io.hpp>
-#include <sweep/detail/scan_sequential.hpp>
-#include <sweep/detail/scan_single_pass.hpp>
-#include <sweep/detail/scan_tiled.hpp>
-#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__)
-#include <sweep/cuda/single_pass_scan.hpp>
-#endif
+#include <sweep/detail/scan_registry.hpp>
 
 #include <string>
 #include <type_traits>
 
 namespace sweep {
 
-enum class scan_algorithm { automatic, sequential, hillis_steele, blelloch, brent_kung, tiled, chunked, single_pass };
-
-/// Run-time knobs of a scan; an aggregate with defaults.
-struct scan_options {
-  sweep::direction direction = sweep::direction::forward;
-  scan_algorithm algorithm = scan_algorithm::automatic;
-  index_t tile_size = 0;   ///< tiled: elements per tile, >= 2 (0: the space's default)
-  index_t chunk_size = 0;  ///< single_pass: elements per chunk (0: the space's default)
-};
-
-/// Name of an algorithm, as used in labels and benchmark rows.
-inline const char* to_string(scan_algorithm a) {
-  switch (a) {
-    case scan_algorithm::automatic: return "automatic";
-    case scan_algorithm::sequential: return "sequential";
-    case scan_algorithm::hillis_steele: return "hillis_steele";
-    case scan_algorithm::blelloch: return "blelloch";
-    case scan_algorithm::brent_kung: return "brent_kung";
-    case scan_algorithm::tiled: return "tiled";
-    case scan_algorithm::chunked: return "chunked";
-    case scan_algorithm::single_pass: return "single_pass";
-  }
-  return "?";
-}
-
-/// What `automatic` runs for n elements on ExecSpace.
+/// What `automatic` runs for n elements on ExecSpace (on CUDA `automatic`
+/// runs the hand-written kernel, which implements single_pass).
 template <class ExecSpace>
 scan_algorithm resolve_scan_algorithm(scan_algorithm requested, index_t n) {
   if (requested != scan_algorithm::automatic) return requested;
-  if (n < detail::scan_tuning<ExecSpace>::sequential_below) return scan_algorithm::sequential;
-  return scan_algorithm::single_pass;
+  return detail::scan_backend<ExecSpace>::resolve(n);
 }
 
 namespace detail {
@@ -114,27 +83,7 @@ T run_scan(const std::string& label, const ExecSpace& space, const InView& in, c
   const index_t n = static_cast<index_t>(in.extent(0));
   auto out_n = Kokkos::subview(out, Kokkos::pair<index_t, index_t>(0, n));
   scan_io<InView, decltype(out_n), Op, Backward> io{in, out_n, op, n};
-  using tuning = scan_tuning<ExecSpace>;
-#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__)
-  // On a GPU `automatic` is the hand-written single-pass kernel (cuda/);
-  // `single_pass` keeps the portable one, so both stay testable there.
-  if constexpr (std::is_same_v<ExecSpace, Kokkos::Cuda>)
-    if (opt.algorithm == scan_algorithm::automatic) return cuda::single_pass_scan(space, io, init, exclusive, label);
-#endif
-  switch (resolve_scan_algorithm<ExecSpace>(opt.algorithm, n)) {
-    case scan_algorithm::sequential: return scan_sequential(space, io, init, exclusive, label);
-    case scan_algorithm::hillis_steele: return scan_hillis_steele(space, io, init, exclusive, label);
-    case scan_algorithm::blelloch: return scan_blelloch(space, io, init, exclusive, label);
-    case scan_algorithm::brent_kung: return scan_brent_kung(space, io, init, exclusive, label);
-    case scan_algorithm::tiled:
-      return scan_tiled(space, io, init, exclusive, opt.tile_size > 0 ? opt.tile_size : tuning::tile_size, label);
-    case scan_algorithm::chunked: return scan_chunked(space, io, init, exclusive, label);
-    case scan_algorithm::single_pass:
-    case scan_algorithm::automatic:
-      break;
-  }
-  return scan_single_pass(space, io, init, exclusive,
-                          opt.chunk_size > 0 ? opt.chunk_size : tuning::template chunk_elements<T>(), label);
+  return run_scan_io(space, io, init, exclusive, opt, label);
 }
 
 template <class ExecSpace, class InView, class OutView, class Op, class T = typename Op::value_type>

@@ -47,7 +47,6 @@
 #include <sweep/monoid.hpp>
 #include <sweep/scan.hpp>
 #include <sweep/detail/segment_repr.hpp>
-#include <sweep/detail/segmented_blelloch.hpp>
 #include <sweep/detail/segmented_io.hpp>
 
 #include <string>
@@ -56,30 +55,15 @@
 namespace sweep {
 namespace detail {
 
-/// Runs a lifted (or functor) scan with one of the algorithms that only
-/// load and store.
+/// Runs a lifted (or functor) scan with `algo` (automatic or an algorithm
+/// that runs lifted segmented scans).
 template <class ExecSpace, class IO>
 void run_lifted(const ExecSpace& space, const IO& io, scan_algorithm algo, bool exclusive, index_t chunk,
                 const std::string& label) {
-  using T = typename IO::value_type;
-  const T init = IO::identity();
-#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__)
-  // On a GPU `automatic` runs the lifted operator on the hand-written
-  // single-pass kernel (cuda/).
-  if constexpr (std::is_same_v<ExecSpace, Kokkos::Cuda>)
-    if (algo == scan_algorithm::automatic) {
-      cuda::single_pass_scan(space, io, init, exclusive, label);
-      return;
-    }
-#endif
-  switch (resolve_scan_algorithm<ExecSpace>(algo, io.n)) {
-    case scan_algorithm::sequential: scan_sequential(space, io, init, exclusive, label); return;
-    case scan_algorithm::hillis_steele: scan_hillis_steele(space, io, init, exclusive, label); return;
-    case scan_algorithm::brent_kung: scan_brent_kung(space, io, init, exclusive, label); return;
-    default: break;
-  }
-  scan_single_pass(space, io, init, exclusive,
-                   chunk > 0 ? chunk : scan_tuning<ExecSpace>::template chunk_elements<T>(), label);
+  scan_options opt;
+  opt.algorithm = algo;
+  opt.chunk_size = chunk;
+  run_scan_io<true>(space, io, IO::identity(), exclusive, opt, label);
 }
 
 template <class ExecSpace, class InView, class OutView, class Segments, class Op>
@@ -96,8 +80,8 @@ void run_segmented(const std::string& label, const ExecSpace& space, const Heads
   const index_t n = static_cast<index_t>(in.extent(0));
   auto out_n = Kokkos::subview(out, Kokkos::pair<index_t, index_t>(0, n));
   segmented_scan_io<Heads, InView, decltype(out_n), Op, Backward> io{heads, in, out_n, {op}, n, init, exclusive};
-  if (opt.algorithm == scan_algorithm::blelloch) segmented_scan_blelloch(space, io, label);
-  else run_lifted(space, io, opt.algorithm, exclusive, opt.chunk_size, label);
+  if (!run_own_segmented(scan_algorithm_list{}, opt.algorithm, space, io, label))
+    run_lifted(space, io, opt.algorithm, exclusive, opt.chunk_size, label);
 }
 
 template <class ExecSpace, class InView, class Segments, class OutView, class Op, class T = typename Op::value_type>
@@ -110,9 +94,8 @@ void segmented_scan(const std::string& label, const ExecSpace& space, const InVi
   check_scan_views(where, in, out);
   check_segments(space, segments, n, where);
   require(!overlap(out, repr_view(segments)), where, "out overlaps the segments' View; the scan would overwrite them");
-  require(opt.algorithm != scan_algorithm::tiled && opt.algorithm != scan_algorithm::chunked, where, "algorithm ",
-          to_string(opt.algorithm),
-          " re-reads its own output and has no segmented form; use single_pass, blelloch or automatic");
+  require(runs_segmented(opt.algorithm), where, "algorithm ", to_string(opt.algorithm),
+          " re-reads its own output and has no segmented form; use one of ", segmented_algorithm_names());
   require(opt.chunk_size >= 0, where, "chunk_size is ", opt.chunk_size, "; it must not be negative");
   if (n == 0) return;
   const auto heads = make_heads(space, segments, n, label);

@@ -9,7 +9,7 @@
 #include <sweep/core.hpp>
 #include <sweep/detail/bits.hpp>
 #include <sweep/scan.hpp>
-#include <sweep/detail/host_simd_scan.hpp>
+#include <sweep/detail/bitmask_backend.hpp>
 #include <sweep/detail/scan_io.hpp>
 
 #include <cstdint>
@@ -114,64 +114,6 @@ struct mask_ref {
     return c;
   }
 };
-
-/// f(i) for i in [begin, end), compiled for the POPCNT instruction when the
-/// CPU has it (f's body is inlined into the loop and takes its target), so
-/// the popcounts of select and rank are one instruction, not a library call.
-template <class F>
-void host_popcount_loop_plain(index_t begin, index_t end, const F& f) {
-  for (index_t i = begin; i < end; ++i) f(i);
-}
-#if SWEEP_HAVE_HOST_AVX2
-#pragma GCC push_options
-#pragma GCC target("popcnt")
-template <class F>
-void host_popcount_loop_fast(index_t begin, index_t end, const F& f) {
-  for (index_t i = begin; i < end; ++i) f(i);
-}
-#pragma GCC pop_options
-inline bool host_has_popcnt() {
-  static const bool has = __builtin_cpu_supports("popcnt");
-  return has;
-}
-#endif
-template <class F>
-void host_popcount_loop(index_t begin, index_t end, const F& f) {
-#if SWEEP_HAVE_HOST_AVX2
-  if (host_has_popcnt()) return host_popcount_loop_fast(begin, end, f);
-#endif
-  host_popcount_loop_plain(begin, end, f);
-}
-
-/// Runs f(i) for i in [0, n) on a host space: ranges of `grain` indices per
-/// task, each through host_popcount_loop.
-template <class ExecSpace, class F>
-void host_parallel_popcount(const ExecSpace& space, const std::string& label, index_t n, index_t grain, const F& f) {
-  const index_t ranges = (n + grain - 1) / grain;
-  Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(space, 0, ranges),
-                       [=](const index_t r) {
-                         const index_t b = r * grain;
-                         host_popcount_loop(b, b + grain < n ? b + grain : n, f);
-                       });
-}
-
-/// f(i) for i in [0, n) on `space`: on a host space ranges of `grain`
-/// indices (0: about eight tasks per thread, at most 4096) per task through host_popcount_loop; elsewhere one
-/// index per work item. f must be a KOKKOS_LAMBDA.
-template <class ExecSpace, class F>
-void bitmask_for(const ExecSpace& space, const std::string& label, index_t n, index_t grain, const F& f) {
-  if constexpr (is_host_space_v<ExecSpace>) {
-    if (grain <= 0) {  // about eight tasks per thread, at most 4096 indices each
-      const index_t per = n / (8 * index_t(space.concurrency()));
-      grain = per < 1 ? 1 : (per > 4096 ? 4096 : per);
-    }
-    host_parallel_popcount(space, label, n, grain, f);
-  } else {
-    Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>> policy(space, 0, n);
-    if (grain > 0) policy.set_chunk_size(static_cast<int>(grain));
-    Kokkos::parallel_for(label, policy, f);
-  }
-}
 
 /// Exclusive counts of set bits per block of `words_per_block` 64-bit
 /// words: counts(b) = set bits before block b, with counts(n_blocks) = all

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <sweep/core.hpp>
+#include <sweep/tuning.hpp>
+#include <sweep/detail/space.hpp>
 
 #include <cstdint>
 #include <cstring>
@@ -48,33 +50,9 @@ buffer_io<View, Op> make_buffer_io(const View& v, const Op& op) {
   return {v, v, op, static_cast<index_t>(v.extent(0))};
 }
 
-/// True for execution spaces that run on the host (OpenMP, Serial, ...).
+/// The scan group of the space's tuning (sweep/tuning.hpp).
 template <class ExecSpace>
-inline constexpr bool is_host_space_v = Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible;
-
-/// Tuning constants of the portable scans, one place per space kind.
-template <class ExecSpace>
-struct scan_tuning {
-  static constexpr bool host = is_host_space_v<ExecSpace>;
-  /// single_pass: bytes per chunk, sized so a chunk stays in a core's L2
-  /// between its reduce and its scan (host), one team's tile (device).
-  static constexpr std::size_t chunk_bytes = host ? (128u << 10) : (16u << 10);
-  /// Threads per team for team-based kernels.
-  static constexpr int team_size = host ? 1 : 256;
-  /// Default tile of the tiled algorithm, in elements.
-  static constexpr index_t tile_size = host ? 16384 : 2048;
-  /// single_pass on a CPU: outputs of at least this many bytes bypass the
-  /// caches (non-temporal stores); smaller ones stay cached for the caller.
-  static constexpr std::size_t streaming_bytes = std::size_t(64) << 20;
-  /// Below this many elements `automatic` scans sequentially on the host.
-  static constexpr index_t sequential_below = host ? 4096 : 0;
-
-  template <class T>
-  static index_t chunk_elements() {
-    const index_t e = static_cast<index_t>(chunk_bytes / sizeof(T));
-    return e < 256 ? 256 : e;
-  }
-};
+using scan_tuning = typename tuning<ExecSpace>::scan;
 
 /// A load that always goes to memory (no register or L1 reuse), for values
 /// another thread or block publishes while this one waits.

@@ -6,9 +6,13 @@
 // prefix, and scans its inputs from that base. On a CPU the chunk is sized
 // to stay in L2 between the fold and the scan, so memory sees one read and
 // one write per element: traffic 2n, the copy's.
+//
+// The chunk work is the backend's: `Kernels` (scan_backend<S>::chunk_kernels<IO>)
+// may fold and scan a chunk itself (the host's raw-pointer and vector
+// kernels, host/scan_chunks.hpp); where it declines, the portable team
+// loops run.
 #pragma once
 
-#include <sweep/detail/host_simd_scan.hpp>
 #include <sweep/detail/scan_io.hpp>
 #include <sweep/detail/team_scan.hpp>
 
@@ -16,20 +20,17 @@ namespace sweep::detail {
 
 enum : int { chunk_empty = 0, chunk_aggregate = 1, chunk_inclusive = 2 };
 
-// An io may bring its own host chunk kernels (chunk_fold, chunk_scan) for
-// one-thread teams on a CPU; the segmented ios do. Not under a device
-// compiler's front end (its extended lambdas cannot capture inside a
-// discarded constexpr-if).
-#if !defined(__CUDACC__) && !defined(__HIPCC__)
-#define SWEEP_HOST_CHUNK_KERNELS 1
-#else
-#define SWEEP_HOST_CHUNK_KERNELS 0
-#endif
-template <class IO, class = void>
-struct io_chunk_kernels : std::false_type {};
-template <class IO>
-struct io_chunk_kernels<IO, std::void_t<decltype(IO::host_chunk_kernels)>>
-    : std::bool_constant<IO::host_chunk_kernels> {};
+/// The portable chunk work: none (the team loops run).
+struct portable_chunk_kernels {
+  template <class T>
+  KOKKOS_INLINE_FUNCTION bool fold(index_t, index_t, bool, T&) const {
+    return false;
+  }
+  template <class T>
+  KOKKOS_INLINE_FUNCTION bool scan(index_t, index_t, const T&, const T&, bool) const {
+    return false;
+  }
+};
 
 /// True when a chunk's aggregate is already its inclusive prefix whatever
 /// comes before (a segmented value holding a head): it is published as
@@ -46,9 +47,9 @@ KOKKOS_INLINE_FUNCTION bool closes_prefix(const T& aggregate) {
   else return false;
 }
 
-template <class ExecSpace, class IO, class T = typename IO::value_type>
+template <class ExecSpace, class IO, class Kernels, class T = typename IO::value_type>
 T scan_single_pass(const ExecSpace& space, const IO& io, const T& init, bool exclusive, index_t chunk,
-                   const std::string& label) {
+                   const Kernels& kernels, const std::string& label) {
   using Mem = typename ExecSpace::memory_space;
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Scratch = Kokkos::View<T*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
@@ -66,20 +67,6 @@ T scan_single_pass(const ExecSpace& space, const IO& io, const T& init, bool exc
   Kokkos::View<T*, Mem> inclusives(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::inclusives"),
                                    nchunks);
   Kokkos::View<index_t, Mem> ticket(label + "::ticket");
-  // Forward sums of dense arithmetic data on a CPU take the vector path.
-  constexpr bool simd_ok = is_host_space_v<ExecSpace> && !IO::backward &&
-                           host_simd_scan_v<typename IO::op_type, typename IO::in_value>;
-  [[maybe_unused]] const bool fast = simd_ok && team_size == 1 && io.unit_stride();
-  // Outputs well beyond the last-level cache are streamed past it.
-  [[maybe_unused]] const bool streaming = fast && n * sizeof(T) >= scan_tuning<ExecSpace>::streaming_bytes;
-  constexpr bool chunk_kernels_ok =
-      SWEEP_HOST_CHUNK_KERNELS && is_host_space_v<ExecSpace> && io_chunk_kernels<IO>::value && team_size == 1;
-  [[maybe_unused]] bool chunk_streaming = false;
-  if constexpr (chunk_kernels_ok) chunk_streaming = io.out_bytes() >= scan_tuning<ExecSpace>::streaming_bytes;
-  // With chunks handed out in order, a thread's next chunk is about one
-  // round of threads ahead.
-  [[maybe_unused]] const index_t ahead = chunk * concurrency(space);
-
   Kokkos::parallel_for(
       label + "::single_pass",
       Policy(space, static_cast<int>(nchunks), team_size).set_scratch_size(0, Kokkos::PerTeam(scratch)),
@@ -94,17 +81,7 @@ T scan_single_pass(const ExecSpace& space, const IO& io, const T& init, bool exc
         const index_t count = (n - first) < chunk ? (n - first) : chunk;
         auto load = [&](index_t j) { return io.load(first + j); };
         T aggregate;
-#if SWEEP_HAVE_HOST_SIMD
-        if constexpr (simd_ok) {
-          if (fast) aggregate = host_simd_plus_fold(io.in.data() + first, count);
-          else aggregate = team_reduce_range(team, count, io.op, load, parts.data());
-        } else
-#endif
-#if SWEEP_HOST_CHUNK_KERNELS
-        if constexpr (chunk_kernels_ok) {
-          aggregate = io.chunk_fold(first, count, exclusive, chunk_streaming, ahead);
-        } else
-#endif
+        if (!kernels.fold(first, count, exclusive, aggregate))
           aggregate = team_reduce_range(team, count, io.op, load, parts.data());
         if (team.team_rank() == 0) {
           T prefix = init;
@@ -147,23 +124,7 @@ T scan_single_pass(const ExecSpace& space, const IO& io, const T& init, bool exc
         }
         team.team_barrier();
         const T prefix = parts(nt + 1);
-#if SWEEP_HAVE_HOST_SIMD
-        // Under #if, not only if constexpr: nvcc's extended lambdas may not
-        // first-capture variables inside a discarded constexpr-if.
-        if constexpr (simd_ok) {
-          if (fast) {
-            host_simd_plus_scan(io.in.data() + first, io.out.data() + first, count, prefix, exclusive, streaming,
-                                ahead, n - first);
-            return;
-          }
-        }
-#endif
-#if SWEEP_HOST_CHUNK_KERNELS
-        if constexpr (chunk_kernels_ok) {
-          io.chunk_scan(first, count, prefix, aggregate, exclusive, chunk_streaming, ahead);
-          return;
-        }
-#endif
+        if (kernels.scan(first, count, prefix, aggregate, exclusive)) return;
         team_scan_range(
             team, count, io.op, prefix, exclusive, load, [&](index_t j, const T& v) { io.store(first + j, v); },
             parts.data(), net);

@@ -10,7 +10,7 @@
 // right neighbour lies in another tile).
 #pragma once
 
-#include <sweep/detail/host_simd_scan.hpp>
+#include <sweep/host/isa.hpp>
 #include <sweep/ocean/grid.hpp>
 #include <sweep/ocean/stencil.hpp>
 
@@ -23,14 +23,14 @@ namespace sweep::ocean::detail {
 /// True when the host paths may use AVX2 (this CPU has it and the host
 /// compiler builds the AVX2 regions).
 inline bool host_avx2() {
-#if SWEEP_HAVE_HOST_AVX2
-  return sweep::detail::host_has_avx2();
+#if SWEEP_HOST_MULTI
+  return sweep::host::uses(sweep::host::isa::avx2);
 #else
   return false;
 #endif
 }
 
-#if SWEEP_HAVE_HOST_AVX2
+#if SWEEP_HOST_MULTI
 #pragma GCC push_options
 #pragma GCC target("avx2")
 /// Updates row[k] for k = k0, k0 + 2, ... while k + 7 < len (four points per
@@ -155,7 +155,7 @@ inline double host_residual_row(const View& u, const View& f, const View& r, con
     const double* fr = &f(idx(i, ja));
     double* rr = &r(idx(i, ja));
     index_t k = 1;
-#if SWEEP_HAVE_HOST_AVX2
+#if SWEEP_HOST_MULTI
     if (avx2) sum += residual_span_avx2(row, up, dn, fr, rr, len, c.inv_h2, c.lambda, &k);
 #endif
     for (; k + 1 < len; ++k) {
@@ -187,7 +187,7 @@ inline void host_relax_row(const View& u, const View& f, const Indexer& idx, ind
     const double* fr = &f(idx(i, ja));
     const index_t len = jb - ja;  // offsets k = j - ja in [0, len)
     index_t k = j - ja;
-#if SWEEP_HAVE_HOST_AVX2
+#if SWEEP_HOST_MULTI
     if (avx2)
       k = c.omega == 1.0 ? relax_span_avx2<l2, false>(row, up, dn, fr, k, len, c.h2, c.inv_diag, c.omega, acc)
                          : relax_span_avx2<l2, true>(row, up, dn, fr, k, len, c.h2, c.inv_diag, c.omega, acc);

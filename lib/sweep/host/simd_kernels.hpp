@@ -1,4 +1,4 @@
-// Body of the host vector scan kernels, included twice by host_simd_scan.hpp
+// Body of the host vector scan kernels, included twice by host/simd_scan.hpp
 // inside a namespace, with SWEEP_SIMD_BYTES set to 16 (SSE2) or 32 (AVX2,
 // inside a `#pragma GCC target("avx2")` region). Not a public header and
 // deliberately without an include guard.

@@ -10,8 +10,8 @@
 // are. Other types, and CPUs without AVX2, take the scalar bit loop.
 #pragma once
 
-#include <sweep/detail/bitmask_words.hpp>
-#include <sweep/detail/host_simd_scan.hpp>
+#include <sweep/core.hpp>
+#include <sweep/host/isa.hpp>
 
 #include <array>
 #include <cstring>
@@ -66,7 +66,7 @@ void scalar_unpack_words(const host_mask& m, index_t w0, index_t w1, const T* in
   }
 }
 
-#if SWEEP_HAVE_HOST_AVX2
+#if SWEEP_HOST_MULTI
 /// Permutation tables for `Lanes` lanes of a 32-byte vector, as 32-bit lane
 /// indices (a 64-bit lane is two): pack[g] moves the set lanes of group g
 /// to the front; expand[g] sends packed element t to the t-th set lane.
@@ -255,9 +255,9 @@ inline constexpr bool host_vector_movable_v =
 /// ends the range's packed slots (vector stores never pass it).
 template <class T>
 void host_pack_words(const host_mask& m, index_t w0, index_t w1, const T* in, T* out, T* out_limit) {
-#if SWEEP_HAVE_HOST_AVX2
+#if SWEEP_HOST_MULTI
   if constexpr (host_vector_movable_v<T>) {
-    if (host_has_avx2()) return avx2_pack_words(m, w0, w1, in, out, out_limit);
+    if (host::uses(host::isa::avx2)) return avx2_pack_words(m, w0, w1, in, out, out_limit);
   }
 #endif
   (void)out_limit;
@@ -269,9 +269,9 @@ void host_pack_words(const host_mask& m, index_t w0, index_t w1, const T* in, T*
 /// `in_end` ends the whole packed array (vector loads never pass it).
 template <class T>
 void host_unpack_words(const host_mask& m, index_t w0, index_t w1, const T* in, const T* in_end, T* out) {
-#if SWEEP_HAVE_HOST_AVX2
+#if SWEEP_HOST_MULTI
   if constexpr (host_vector_movable_v<T>) {
-    if (host_has_avx2()) return avx2_unpack_words(m, w0, w1, in, in_end, out);
+    if (host::uses(host::isa::avx2)) return avx2_unpack_words(m, w0, w1, in, in_end, out);
   }
 #endif
   (void)in_end;

@@ -5,8 +5,9 @@
 // own and joined by one carry add, and folds keep several vector
 // accumulators, so a CPU core scans faster than memory streams.
 // Floating-point sums are reassociated (still within the n-scaled error
-// of any parallel scan). Built with GCC vector extensions only when
-// the host compiler sees the code directly (not under nvcc's front end).
+// of any parallel scan). Built with GCC vector extensions where
+// host/isa.hpp allows (SWEEP_HOST_SIMD); the 32-byte kernels run when the
+// active level is avx2 or above.
 #pragma once
 
 #include <sweep/core.hpp>
@@ -16,23 +17,7 @@
 #include <cstring>
 #include <type_traits>
 
-#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && !defined(__NVCOMPILER)
-#define SWEEP_HAVE_HOST_SIMD 1
-#else
-#define SWEEP_HAVE_HOST_SIMD 0
-#endif
-
-// 32-byte vectors where the CPU has AVX2, chosen at run time; the code is
-// compiled for AVX2 only inside the pragma region below (GCC on x86-64).
-#if SWEEP_HAVE_HOST_SIMD && defined(__x86_64__) && !defined(__clang__)
-#define SWEEP_HAVE_HOST_AVX2 1
-#include <immintrin.h>
-#else
-#define SWEEP_HAVE_HOST_AVX2 0
-#if SWEEP_HAVE_HOST_SIMD && defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-#endif
+#include <sweep/host/isa.hpp>
 
 namespace sweep::detail {
 
@@ -49,7 +34,7 @@ struct is_simd_plus<plus<T>> : std::bool_constant<simd_arithmetic_v<T>> {};
 /// True when scans with Op over T elements may take the vector path.
 template <class Op, class InValue>
 inline constexpr bool host_simd_scan_v =
-    SWEEP_HAVE_HOST_SIMD && is_simd_plus<Op>::value &&
+    SWEEP_HOST_SIMD && is_simd_plus<Op>::value &&
     std::is_same_v<std::remove_cv_t<InValue>, typename Op::value_type>;
 
 /// Head source for the segmented vector kernels: byte flags, nonzero
@@ -77,34 +62,29 @@ struct is_key_source : std::false_type {};
 template <class K>
 struct is_key_source<key_source<K>> : std::true_type {};
 
-#if SWEEP_HAVE_HOST_SIMD
+#if SWEEP_HOST_SIMD
 namespace simd16 {
 #define SWEEP_SIMD_BYTES 16
-#include <sweep/detail/host_simd_kernels.hpp>
+#include <sweep/host/simd_kernels.hpp>
 #undef SWEEP_SIMD_BYTES
 }  // namespace simd16
 
-#if SWEEP_HAVE_HOST_AVX2
+#if SWEEP_HOST_MULTI
 #pragma GCC push_options
 #pragma GCC target("avx2")
 namespace simd32 {
 #define SWEEP_SIMD_BYTES 32
-#include <sweep/detail/host_simd_kernels.hpp>
+#include <sweep/host/simd_kernels.hpp>
 #undef SWEEP_SIMD_BYTES
 }  // namespace simd32
 #pragma GCC pop_options
-
-inline bool host_has_avx2() {
-  static const bool has = __builtin_cpu_supports("avx2");
-  return has;
-}
 #endif
 
 /// Sum of p[0..n).
 template <class T>
 inline T host_simd_plus_fold(const T* p, index_t n) {
-#if SWEEP_HAVE_HOST_AVX2
-  if (host_has_avx2()) return simd32::plus_fold(p, n);
+#if SWEEP_HOST_MULTI
+  if (host::uses(host::isa::avx2)) return simd32::plus_fold(p, n);
 #endif
   return simd16::plus_fold(p, n);
 }
@@ -118,8 +98,8 @@ inline T host_simd_plus_fold(const T* p, index_t n) {
 template <class T>
 inline T host_simd_plus_scan(const T* in, T* out, index_t n, T prefix, bool exclusive, bool streaming = false,
                              index_t ahead = 0, index_t ahead_n = 0) {
-#if SWEEP_HAVE_HOST_AVX2
-  if (host_has_avx2()) return simd32::plus_scan(in, out, n, prefix, exclusive, streaming, ahead, ahead_n);
+#if SWEEP_HOST_MULTI
+  if (host::uses(host::isa::avx2)) return simd32::plus_scan(in, out, n, prefix, exclusive, streaming, ahead, ahead_n);
 #endif
   return simd16::plus_scan(in, out, n, prefix, exclusive, streaming, ahead, ahead_n);
 }
@@ -132,8 +112,8 @@ inline T host_simd_plus_scan(const T* in, T* out, index_t n, T prefix, bool excl
 template <class T, class Heads>
 inline T host_simd_seg_plus_scan(const T* in, T* out, index_t n, T run, T init, bool exclusive, bool streaming,
                                  const Heads& heads, bool sparse, index_t ahead = 0, index_t ahead_n = 0) {
-#if SWEEP_HAVE_HOST_AVX2
-  if (host_has_avx2())
+#if SWEEP_HOST_MULTI
+  if (host::uses(host::isa::avx2))
     return simd32::seg_plus_scan(in, out, n, run, init, exclusive, streaming, heads, sparse, ahead, ahead_n);
 #endif
   return simd16::seg_plus_scan(in, out, n, run, init, exclusive, streaming, heads, sparse, ahead, ahead_n);

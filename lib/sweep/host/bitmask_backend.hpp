@@ -1,0 +1,112 @@
+// bitmask_backend for host spaces: loops run ranges of indices per task,
+// compiled for POPCNT when the CPU has it (the loop body is inlined into
+// the range loop and takes its target, so select's and rank's popcounts are
+// one instruction, not a library call); rank_select packs and unpacks
+// dense masks through the word-walking kernels of host/bitmask_kernels.hpp
+// (block copies, AVX2 lane permutations) when both arrays are contiguous.
+#pragma once
+
+#include <sweep/detail/bitmask_backend.hpp>
+#include <sweep/host/bitmask_kernels.hpp>
+#include <sweep/host/isa.hpp>
+
+namespace sweep::detail {
+
+template <class F>
+void host_popcount_loop_plain(index_t begin, index_t end, const F& f) {
+  for (index_t i = begin; i < end; ++i) f(i);
+}
+#if SWEEP_HOST_MULTI
+#pragma GCC push_options
+#pragma GCC target("popcnt")
+template <class F>
+void host_popcount_loop_fast(index_t begin, index_t end, const F& f) {
+  for (index_t i = begin; i < end; ++i) f(i);
+}
+#pragma GCC pop_options
+#endif
+
+/// f(i) for i in [begin, end), through the POPCNT build where allowed.
+template <class F>
+void host_popcount_loop(index_t begin, index_t end, const F& f) {
+#if SWEEP_HOST_MULTI
+  if (host::uses(host::isa::avx2)) return host_popcount_loop_fast(begin, end, f);
+#endif
+  host_popcount_loop_plain(begin, end, f);
+}
+
+/// A host-callable contiguous pointer for `v`, or null.
+template <class View>
+auto contiguous_data(const View& v) -> decltype(v.data()) {
+  return v.extent(0) <= 1 || v.stride(0) == 1 ? v.data() : nullptr;
+}
+
+template <class ExecSpace>
+struct bitmask_backend<ExecSpace, host_kind> : bitmask_backend<ExecSpace, portable_kind> {
+  using base = bitmask_backend<ExecSpace, portable_kind>;
+
+  template <class F>
+  static void for_each(const ExecSpace& space, const std::string& label, index_t n, index_t grain, const F& f) {
+    if (grain <= 0) grain = tuning<ExecSpace>::bitmask::grain(space, n);
+    const index_t ranges = (n + grain - 1) / grain;
+    Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(space, 0, ranges),
+                         [=](const index_t r) {
+                           const index_t b = r * grain;
+                           host_popcount_loop(b, b + grain < n ? b + grain : n, f);
+                         });
+  }
+
+  template <class Traits, class View, class In, class Out>
+  static void pack(const ExecSpace& space, const std::string& where, const View& v, const In& expanded,
+                   const Out& packed, index_t work_item) {
+    if constexpr (Traits::streaming) {
+      const auto* in = contiguous_data(expanded);
+      auto* out = contiguous_data(packed);
+      if (!v.sparse && in != nullptr && out != nullptr) {
+        const host_mask m{v.mask.words.data(), v.mask.n};
+        const index_t n64 = v.mask.n64, ones = v.ones;
+        word_ranges(space, where, n64, work_item, [=](index_t w0, index_t w1) {
+          const index_t k1 = w1 < n64 ? v.rank(64 * w1) : ones;
+          host_pack_words(m, w0, w1, in, out + v.rank(64 * w0), out + k1);
+        });
+        return;
+      }
+    }
+    base::template pack<Traits>(space, where, v, expanded, packed, work_item);
+  }
+
+  template <class Traits, class View, class In, class Out>
+  static void unpack(const ExecSpace& space, const std::string& where, const View& v, const In& packed,
+                     const Out& expanded, index_t work_item) {
+    if constexpr (Traits::streaming) {
+      const auto* in = contiguous_data(packed);
+      auto* out = contiguous_data(expanded);
+      if (!v.sparse && in != nullptr && out != nullptr) {
+        const host_mask m{v.mask.words.data(), v.mask.n};
+        const auto* in_end = in + v.ones;
+        word_ranges(space, where, v.mask.n64, work_item, [=](index_t w0, index_t w1) {
+          host_unpack_words(m, w0, w1, in + v.rank(64 * w0), in_end, out);
+        });
+        return;
+      }
+    }
+    base::template unpack<Traits>(space, where, v, packed, expanded, work_item);
+  }
+
+ private:
+  /// f(w0, w1) over ranges of 64-bit words: work_item mask bits per task
+  /// (rounded up to whole words), or the tuning's words per task.
+  template <class F>
+  static void word_ranges(const ExecSpace& space, const std::string& label, index_t n64, index_t work_item,
+                          const F& f) {
+    const index_t chunk = work_item > 0 ? (work_item + 63) / 64 : tuning<ExecSpace>::bitmask::words_per_task;
+    const index_t chunks = (n64 + chunk - 1) / chunk;
+    Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(space, 0, chunks),
+                         [=](const index_t c) {
+                           const index_t w0 = c * chunk;
+                           f(w0, w0 + chunk < n64 ? w0 + chunk : n64);
+                         });
+  }
+};
+
+}  // namespace sweep::detail

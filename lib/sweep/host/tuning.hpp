@@ -1,0 +1,79 @@
+// Tuning constants of the host spaces (OpenMP, Serial, Threads): see
+// sweep/tuning.hpp. Sized for CPU cores with 1-2 MiB of L2 (the 2-vCPU
+// Xeon and EPYC VMs of benchmarks/results/).
+#pragma once
+
+#include <sweep/tuning.hpp>
+
+#include <algorithm>
+
+namespace sweep {
+
+template <class ExecSpace>
+struct tuning<ExecSpace, detail::host_kind> {
+  struct scan {
+    /// single_pass: a chunk (128 KiB) stays in a core's L2 between its
+    /// fold and its scan, so memory sees one read per element.
+    static constexpr std::size_t chunk_bytes = std::size_t(128) << 10;
+    /// One thread per chunk: a CPU core scans a chunk with its vector unit.
+    static constexpr int team_size = 1;
+    /// tiled: 16384 elements per tile, one thread's L2-resident block.
+    static constexpr index_t tile_size = 16384;
+    /// Outputs of at least 64 MiB (past any last-level cache here) bypass
+    /// the caches with streaming stores; smaller ones stay cached for the
+    /// caller.
+    static constexpr std::size_t streaming_bytes = std::size_t(64) << 20;
+    /// Below 4096 elements one thread's scan costs less than waking the
+    /// thread pool (bench_scan's sequential and single_pass rows).
+    static constexpr index_t sequential_below = 4096;
+  };
+  struct sort {
+    /// Keys per radix-sort block: about four blocks per thread (load
+    /// balance) and at least 4096 keys (the 256-bucket histogram pays off).
+    static index_t block_keys(const ExecSpace& space, index_t n) {
+      const index_t per = (n + 4 * index_t(space.concurrency()) - 1) / (4 * index_t(space.concurrency()));
+      return std::max<index_t>(per, 4096);
+    }
+  };
+  struct bitmask {
+    /// Indices per task of the bitmask loops: about eight tasks per thread
+    /// (load balance), at most 4096 (a task stays short).
+    static index_t grain(const ExecSpace& space, index_t n) {
+      const index_t per = n / (8 * index_t(space.concurrency()));
+      return per < 1 ? 1 : (per > 4096 ? 4096 : per);
+    }
+    /// rank_select streaming pack/unpack: 2048 words (131072 mask bits)
+    /// per task (bench_bitmask's work_item rows vary it).
+    static constexpr index_t words_per_task = 2048;
+  };
+  struct ocean {
+    /// One thread per strip: rows are walked with plain pointers.
+    static constexpr int team_size = 1;
+    /// Four strips per thread balance the load against the extra passes
+    /// over strip-edge rows.
+    static constexpr index_t strips_per_thread = 4;
+    static index_t strip_rows(const ExecSpace& space, index_t interior) {
+      const index_t strips = std::max<index_t>(1, index_t(space.concurrency()) * strips_per_thread);
+      return std::max<index_t>(2, (interior + strips - 1) / strips);
+    }
+    /// MDRange tiles of the phased and Jacobi sweeps: 64 rows of 512
+    /// doubles (256 KiB) stay in L2.
+    static constexpr index_t tile_rows = 64;
+    static constexpr index_t tile_cols = 512;
+  };
+  struct raytrace {
+    /// 64 rays per packet: a thread carries many coherent rays (primary
+    /// rays of a pixel block) and compaction regroups the ones that
+    /// diverge; the packet walk's SSE / AVX-512 lanes need 16 or more.
+    static constexpr bool automatic_packets = true;
+    static constexpr int packet_size = 64;
+    static constexpr int stack_size = 192;
+  };
+  struct gravity {
+    /// One thread per partition: a CPU thread walks its bodies alone.
+    static constexpr int team_size = 1;
+    static constexpr int leaf_capacity = 8;
+  };
+};
+
+}  // namespace sweep

@@ -1,0 +1,85 @@
+// Every tuning constant of Sweep, one struct per kind of execution space:
+//
+//   sweep::tuning<ExecSpace>::scan::chunk_bytes, ::sort::..., ::bitmask::...,
+//   ::ocean::..., ::raytrace::..., ::gravity::...
+//
+// The primary template below holds the portable defaults, shaped for a GPU
+// (any device space without hand-written kernels); lib/sweep/host/tuning.hpp
+// specialises it for host spaces and lib/sweep/cuda/tuning.hpp for
+// Kokkos::Cuda. Each value says how it was chosen. Options structs
+// (scan_options::chunk_size, trace_options::packet_size, ...) override
+// them per call; 0 there means "this struct's value".
+#pragma once
+
+#include <sweep/core.hpp>
+#include <sweep/detail/space.hpp>
+
+#include <cstddef>
+
+namespace sweep {
+
+template <class ExecSpace, class Kind = detail::space_kind_t<ExecSpace>>
+struct tuning {
+  struct scan {
+    /// single_pass: bytes per chunk: one team's tile, about what 256
+    /// threads keep in registers and shared memory.
+    static constexpr std::size_t chunk_bytes = std::size_t(16) << 10;
+    /// Threads per team of the team-based scan kernels: 256 fills a
+    /// multiprocessor's warp schedulers with a few teams.
+    static constexpr int team_size = 256;
+    /// tiled: elements per tile (8 per thread of a 256-thread team).
+    static constexpr index_t tile_size = 2048;
+    /// Streaming stores are a host technique; devices never take them.
+    static constexpr std::size_t streaming_bytes = ~std::size_t(0);
+    /// `automatic` never scans sequentially on a device.
+    static constexpr index_t sequential_below = 0;
+  };
+  struct sort {
+    /// Keys per radix-sort block: one thread's digit histogram, small
+    /// enough that a GPU has thousands of blocks in flight.
+    static index_t block_keys(const ExecSpace&, index_t) { return 1024; }
+  };
+  struct bitmask {
+    /// Indices per scheduling chunk of the bitmask loops (0: the backend's).
+    static index_t grain(const ExecSpace&, index_t) { return 0; }
+    /// rank_select streaming pack/unpack: mask words per task.
+    static constexpr index_t words_per_task = 2048;
+  };
+  struct ocean {
+    /// Threads per strip team: 128 lanes walk a row segment together.
+    static constexpr int team_size = 128;
+    /// Rows per strip of the fused red-black sweep: short strips give a
+    /// GPU many teams while the wavefront stays two rows deep.
+    static index_t strip_rows(const ExecSpace&, index_t interior) { return interior < 16 ? interior : 16; }
+    /// MDRange tiles of the phased and Jacobi sweeps: 4 x 64 coalesces a
+    /// warp along rows.
+    static constexpr index_t tile_rows = 4;
+    static constexpr index_t tile_cols = 64;
+  };
+  struct raytrace {
+    /// Packets are a CPU design (one thread carries many rays, its SIMD
+    /// lanes test them together). A GPU's lanes are its threads: there
+    /// trace_mode::automatic traces a ray per thread, and an explicit
+    /// trace_mode::packet uses the smallest packet (state in registers).
+    static constexpr bool automatic_packets = false;
+    static constexpr int packet_size = 8;
+    /// Traversal stack entries per ray or packet: a walk keeps at most
+    /// three pending siblings per level of the 4-wide BVH, whose depth is
+    /// about half the binary BVH's (bvh_options::median_depth <= 64, then
+    /// median splits): 3 x 64 = 192.
+    static constexpr int stack_size = 192;
+  };
+  struct gravity {
+    /// Threads per partition's team in the tree walk: 64 lanes share a
+    /// partition's bodies (the walk diverges beyond a couple of warps).
+    static constexpr int team_size = 64;
+    /// Bodies per octree leaf (simulation_parameters::leaf_capacity):
+    /// 8 balances the direct sums at leaves against tree depth.
+    static constexpr int leaf_capacity = 8;
+  };
+};
+
+}  // namespace sweep
+
+#define SWEEP_DISPATCH_TUNING
+#include <sweep/backend.hpp>
