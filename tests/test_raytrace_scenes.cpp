@@ -66,7 +66,7 @@ TEST_CASE_TEMPLATE("bad trace and render arguments are refused before anything r
         "sweep::raytrace::intersect: the result View has 5 entries for 10 rays");
   Kokkos::View<rt::hit*, typename Space::memory_space> hits("hits", 10);
   CHECK(thrown([&] { rt::intersect(space, tree, rays, hits, {rt::trace_mode::packet, 12, 0.5f, 2}); }) ==
-        "sweep::raytrace::intersect: packet_size = 12 must be 8, 16, 32 or 64");
+        "sweep::raytrace::intersect: packet_size = 12 must be 0 (the space's default), 8, 16, 32 or 64");
   CHECK(contains(thrown([&] { rt::intersect(space, tree, rays, hits, {rt::trace_mode::automatic, 64, 1.5f, 2}); }),
             "compact_below = 1.5 must be in [0, 1]"));
   const rt::trace_options wide{rt::trace_mode::packet, 64, 0.5f, 2, rt::trace_isa::avx512};
@@ -105,7 +105,7 @@ TEST_CASE_TEMPLATE("a small render equals a brute-force render of the same rays"
     REQUIRE(img.rgb.size() == 48u * 32u * 3u);
     // The reference: the renderer's own rays, every hit by brute force,
     // shaded by the same rules.
-    const auto primary = to_host(rt::primary_rays(space, cam, 48, 32, 2, o.trace.packet_size));
+    const auto primary = to_host(rt::primary_rays(space, cam, 48, 32, 2, rt::resolved_packet_size<Space>(o.trace)));
     std::vector<rt::hit> hits(primary.size());
     for (std::size_t i = 0; i < primary.size(); ++i) hits[i] = brute_force(m, primary[i]);
     const auto d_hits = to_device<Space>(hits);
@@ -113,7 +113,7 @@ TEST_CASE_TEMPLATE("a small render equals a brute-force render of the same rays"
     const auto light = rt::default_light(cam, tree.bounds());
     const auto shadows = to_host(rt::shadow_rays(space, tree, d_primary, d_hits, light));
     const auto bounces = to_host(rt::diffuse_rays(space, tree, d_primary, d_hits, 3, rt::default_ao_radius(tree.bounds())));
-    const auto tl = rt::detail::make_tiling(48, 32, 2, o.trace.packet_size);
+    const auto tl = rt::detail::make_tiling(48, 32, 2, rt::resolved_packet_size<Space>(o.trace));
     double worst = 0;
     for (int y = 0; y < 32; ++y)
       for (int x = 0; x < 48; ++x) {

@@ -73,9 +73,6 @@ struct tuning {
     /// Threads per partition's team in the tree walk: 64 lanes share a
     /// partition's bodies (the walk diverges beyond a couple of warps).
     static constexpr int team_size = 64;
-    /// Bodies per octree leaf (simulation_parameters::leaf_capacity):
-    /// 8 balances the direct sums at leaves against tree depth.
-    static constexpr int leaf_capacity = 8;
   };
 };
 

@@ -9,6 +9,7 @@
 
 #include <sweep/core.hpp>
 #include <sweep/scan.hpp>
+#include <sweep/tuning.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -18,20 +19,11 @@
 
 namespace sweep::detail {
 
-/// Tuning of the radix sort per space: a CPU thread scatters a large block
-/// (a few per thread), a GPU thread a small one.
-template <class ExecSpace>
-struct sort_tuning {
+/// The digits: 8 bits per pass, 256 buckets (the block histograms of
+/// radix_count / radix_scatter).
+struct radix_digits {
   static constexpr int radix_bits = 8;
   static constexpr int buckets = 1 << radix_bits;
-  static index_t block_keys(const ExecSpace& space, index_t n) {
-    if constexpr (is_host_space_v<ExecSpace>) {
-      const index_t per = (n + 4 * index_t(space.concurrency()) - 1) / (4 * index_t(space.concurrency()));
-      return std::max<index_t>(per, 4096);
-    } else {
-      return 1024;
-    }
-  }
 };
 
 template <class Keys, class Counts>
@@ -103,7 +95,7 @@ void radix_sort(const std::string& label, const ExecSpace& space, const KeyView&
   using V = typename ValueView::non_const_value_type;
   using Mem = typename ExecSpace::memory_space;
   using Range = Kokkos::RangePolicy<ExecSpace>;
-  using tuning = sort_tuning<ExecSpace>;
+  using digits = radix_digits;
   const index_t n = static_cast<index_t>(keys.extent(0));
   if (n <= 1) return;
 
@@ -112,22 +104,22 @@ void radix_sort(const std::string& label, const ExecSpace& space, const KeyView&
   Kokkos::parallel_reduce(label + "::difference", Range(space, 0, n), key_difference<KeyView>{keys},
                           Kokkos::BOr<K>(diff));
   if (end_bit < int(8 * sizeof(K))) diff &= static_cast<K>((K(1) << end_bit) - 1);
-  int shifts[8 * sizeof(K) / tuning::radix_bits];
+  int shifts[8 * sizeof(K) / digits::radix_bits];
   int passes = 0;
-  for (int s = 0; s < end_bit; s += tuning::radix_bits)
-    if ((diff >> s) & K(tuning::buckets - 1)) shifts[passes++] = s;
+  for (int s = 0; s < end_bit; s += digits::radix_bits)
+    if ((diff >> s) & K(digits::buckets - 1)) shifts[passes++] = s;
   if (passes == 0) return;
 
-  const index_t block = tuning::block_keys(space, n);
+  const index_t block = tuning<ExecSpace>::sort::block_keys(space, n);
   const index_t blocks = (n + block - 1) / block;
   Kokkos::View<index_t*, Mem> counts(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::counts"),
-                                     blocks * tuning::buckets);
+                                     blocks * digits::buckets);
   Kokkos::View<K*, Mem> tmp_keys(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::keys"), n);
   Kokkos::View<V*, Mem> tmp_vals(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::values"), n);
 
   auto pass = [&](const auto& kin, const auto& vin, const auto& kout, const auto& vout, int shift) {
     // The last digit may be cut short by end_bit.
-    const int width = std::min(tuning::radix_bits, end_bit - shift);
+    const int width = std::min(digits::radix_bits, end_bit - shift);
     const K mask = static_cast<K>((K(1) << width) - 1);
     Kokkos::parallel_for(label + "::count", Range(space, 0, blocks),
                          radix_count<std::decay_t<decltype(kin)>, decltype(counts)>{kin, counts, n, block, blocks,

@@ -1,7 +1,7 @@
 // Ray packets in AVX-512 lanes, for x86-64 hosts whose CPU has AVX-512F
-// (chosen at run time; see trace_isa in traverse.hpp). Included by
-// traverse.hpp; walk_packet walks the binary BVH with it exactly as with
-// the baseline packet.
+// (chosen at run time; see trace_isa in raytrace/trace_options.hpp).
+// Part of the host packet backend (host/packet_backend.hpp); walk_packet
+// walks the binary BVH with it exactly as with the baseline packet.
 //
 // The packet is stored as structure of arrays: origin, reciprocal
 // direction, the watertight test's three shear rows, interval and closest
@@ -17,23 +17,22 @@
 // single rays' bit for bit.
 #pragma once
 
-#if SWEEP_RAYTRACE_AVX512
+#include <sweep/host/isa.hpp>
+#include <sweep/raytrace/packet.hpp>
 
-#include <immintrin.h>
+#if SWEEP_HOST_MULTI
 
-#define SWEEP_RAYTRACE_AVX512_FN __attribute__((target("avx512f"), optimize("fp-contract=off")))
+#define SWEEP_HOST_AVX512_FN __attribute__((target("avx512f"), optimize("fp-contract=off")))
 
 namespace sweep::raytrace::detail {
 
-/// True when this CPU runs AVX-512F code.
-inline bool avx512_supported() { return __builtin_cpu_supports("avx512f"); }
-
-template <int L>
+template <int L, class Backend>
 struct avx512_packet {
   static constexpr int lanes = L;
   static constexpr int padded = L < 16 ? 16 : L;  // whole vectors; lanes past L never hit
   template <int S>
-  using resized = avx512_packet<S>;
+  using resized = avx512_packet<S, Backend>;
+  using backend = Backend;
   alignas(64) float ox[padded], oy[padded], oz[padded];
   alignas(64) float ix[padded], iy[padded], iz[padded];
   alignas(64) float shear[9][padded];  // rows sx, sy, sz of ray_setup, component by component
@@ -43,7 +42,7 @@ struct avx512_packet {
   packet_bounds bounds;
 
   template <class Rays>
-  SWEEP_RAYTRACE_AVX512_FN std::uint64_t load(const Rays& rays, index_t first, index_t n) {
+  SWEEP_HOST_AVX512_FN std::uint64_t load(const Rays& rays, index_t first, index_t n) {
     size = int(n - first < L ? n - first : L);
     alignas(64) float dx[padded], dy[padded], dz[padded];
     std::uint64_t mask = 0;
@@ -83,7 +82,7 @@ struct avx512_packet {
   hit result(int i) const { return hit{tmax[i], hu[i], hv[i], prim[i]}; }
 
   /// ray_setup's reciprocals and shear rows for lanes g .. g + 15.
-  SWEEP_RAYTRACE_AVX512_FN void setup_lanes(int g, const float* px, const float* py, const float* pz) {
+  SWEEP_HOST_AVX512_FN void setup_lanes(int g, const float* px, const float* py, const float* pz) {
     const __m512 d[3] = {_mm512_load_ps(px), _mm512_load_ps(py), _mm512_load_ps(pz)};
     _mm512_store_ps(ix + g, safe_rcp(d[0]));
     _mm512_store_ps(iy + g, safe_rcp(d[1]));
@@ -117,11 +116,11 @@ struct avx512_packet {
   /// vminps / vmaxps (as _mm512_min_ps / _mm512_max_ps, whose undefined
   /// pass-through operand GCC 12 reports as uninitialised; the gathers in
   /// load are masked for the same reason).
-  static SWEEP_RAYTRACE_AVX512_FN __m512 vmin(__m512 a, __m512 b) { return _mm512_mask_min_ps(a, 0xFFFF, a, b); }
-  static SWEEP_RAYTRACE_AVX512_FN __m512 vmax(__m512 a, __m512 b) { return _mm512_mask_max_ps(a, 0xFFFF, a, b); }
+  static SWEEP_HOST_AVX512_FN __m512 vmin(__m512 a, __m512 b) { return _mm512_mask_min_ps(a, 0xFFFF, a, b); }
+  static SWEEP_HOST_AVX512_FN __m512 vmax(__m512 a, __m512 b) { return _mm512_mask_max_ps(a, 0xFFFF, a, b); }
 
   /// safe_reciprocal, sixteen lanes.
-  static SWEEP_RAYTRACE_AVX512_FN __m512 safe_rcp(__m512 x) {
+  static SWEEP_HOST_AVX512_FN __m512 safe_rcp(__m512 x) {
     const __m512 tiny = _mm512_set1_ps(1e-30f), minus_tiny = _mm512_set1_ps(-1e-30f);
     const __mmask16 nonneg = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GE_OQ);
     const __m512 pos = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, tiny, _CMP_LT_OQ), x, tiny);
@@ -130,18 +129,18 @@ struct avx512_packet {
   }
 
   /// Flips the sign bit, as unary minus does.
-  static SWEEP_RAYTRACE_AVX512_FN __m512 negate(__m512 x) {
+  static SWEEP_HOST_AVX512_FN __m512 negate(__m512 x) {
     return _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(x), _mm512_set1_epi32(std::int32_t(0x80000000u))));
   }
 
   /// d[a] in the lanes of k[a].
-  static SWEEP_RAYTRACE_AVX512_FN __m512 pick(const __mmask16* k, const __m512* d) {
+  static SWEEP_HOST_AVX512_FN __m512 pick(const __mmask16* k, const __m512* d) {
     return _mm512_mask_blend_ps(k[0], _mm512_mask_blend_ps(k[1], d[2], d[1]), d[0]);
   }
 
   /// A vertex's offsets from the origins, sheared: dot(row, offset) for
   /// the rows sx, sy, sz.
-  static SWEEP_RAYTRACE_AVX512_FN void shear_vertex(float x, float y, float z, const __m512* q, const __m512* s,
+  static SWEEP_HOST_AVX512_FN void shear_vertex(float x, float y, float z, const __m512* q, const __m512* s,
                                                     __m512* p) {
     const __m512 dx = _mm512_sub_ps(_mm512_set1_ps(x), q[0]), dy = _mm512_sub_ps(_mm512_set1_ps(y), q[1]),
                  dz = _mm512_sub_ps(_mm512_set1_ps(z), q[2]);
@@ -151,7 +150,7 @@ struct avx512_packet {
   }
 
   /// The interval test's bounds over lanes [0, size), as packet::prepare.
-  SWEEP_RAYTRACE_AVX512_FN void prepare() {
+  SWEEP_HOST_AVX512_FN void prepare() {
     packet_bounds& pb = bounds;
     pb.shared = size > 1;
     pb.org = vec3f{ox[0], oy[0], oz[0]};
@@ -181,7 +180,7 @@ struct avx512_packet {
   }
 
   /// The smallest (or largest) of sixteen lanes.
-  static SWEEP_RAYTRACE_AVX512_FN float reduce(__m512 v, bool largest) {
+  static SWEEP_HOST_AVX512_FN float reduce(__m512 v, bool largest) {
     alignas(64) float x[16];
     _mm512_store_ps(x, v);
     float r = x[0];
@@ -189,7 +188,7 @@ struct avx512_packet {
     return r;
   }
 
-  SWEEP_RAYTRACE_AVX512_FN void refresh_bound() {
+  SWEEP_HOST_AVX512_FN void refresh_bound() {
     __m512 top = _mm512_load_ps(tmax);
     for (int g = 16; g < padded; g += 16) top = vmax(top, _mm512_load_ps(tmax + g));
     bounds.tmax_all = reduce(top, true);
@@ -197,7 +196,7 @@ struct avx512_packet {
 
   bool negative(int axis, int i) const { return (axis == 0 ? ix[i] : (axis == 1 ? iy[i] : iz[i])) < 0; }
 
-  SWEEP_RAYTRACE_AVX512_FN std::uint64_t hits_box(const vec3f& lo, const vec3f& hi, std::uint64_t mask) const {
+  SWEEP_HOST_AVX512_FN std::uint64_t hits_box(const vec3f& lo, const vec3f& hi, std::uint64_t mask) const {
     std::uint64_t out = 0;
     const __m512 lx = _mm512_set1_ps(lo.x), ly = _mm512_set1_ps(lo.y), lz = _mm512_set1_ps(lo.z);
     const __m512 hx = _mm512_set1_ps(hi.x), hy = _mm512_set1_ps(hi.y), hz = _mm512_set1_ps(hi.z);
@@ -234,7 +233,7 @@ struct avx512_packet {
   /// The triangles of a leaf against the rays of `mask`, sixteen rays per
   /// triangle test; a finished any-hit ray leaves the packet.
   template <bool Any, class Mem>
-  SWEEP_RAYTRACE_AVX512_FN void intersect_leaf(const bvh_view<Mem>& b, std::int32_t first, std::int32_t count,
+  SWEEP_HOST_AVX512_FN void intersect_leaf(const bvh_view<Mem>& b, std::int32_t first, std::int32_t count,
                                                std::uint64_t mask) {
     const triangle_block* blocks = b.blocks.data() + first;
     const int nblocks = (count + 3) / 4;
@@ -317,12 +316,12 @@ struct avx512_packet {
   template <bool Any, class Mem>
   void finish_alone(const bvh_view<Mem>& b, std::int32_t node, int i) {
     hit h = result(i);
-    walk_binary<Any>(b, setup(i), node, h);
+    walk_binary<Any, Backend>(b, setup(i), node, h);
     tmax[i] = Any && h.prim >= 0 ? -1.0f : h.t, hu[i] = h.u, hv[i] = h.v, prim[i] = h.prim;
   }
 
   template <int M>
-  SWEEP_RAYTRACE_AVX512_FN void compact_from(const avx512_packet<M>& p, std::uint64_t mask, int* lane) {
+  SWEEP_HOST_AVX512_FN void compact_from(const avx512_packet<M, Backend>& p, std::uint64_t mask, int* lane) {
     size = 0;
     for (std::uint64_t m = mask; m; m &= m - 1) lane[size++] = int(ctz64(m));
     for (int k = 0; k < padded; ++k) {
@@ -338,7 +337,7 @@ struct avx512_packet {
   }
 
   template <int S>
-  void restore_from(const avx512_packet<S>& q, const int* lane, bool) {
+  void restore_from(const avx512_packet<S, Backend>& q, const int* lane, bool) {
     for (int k = 0; k < q.size; ++k)
       tmax[lane[k]] = q.tmax[k], hu[lane[k]] = q.hu[k], hv[lane[k]] = q.hv[k], prim[lane[k]] = q.prim[k];
   }

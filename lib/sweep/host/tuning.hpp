@@ -72,7 +72,6 @@ struct tuning<ExecSpace, detail::host_kind> {
   struct gravity {
     /// One thread per partition: a CPU thread walks its bodies alone.
     static constexpr int team_size = 1;
-    static constexpr int leaf_capacity = 8;
   };
 };
 

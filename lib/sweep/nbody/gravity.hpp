@@ -13,6 +13,7 @@
 // contiguous range of the body arrays (see partition.hpp).
 #pragma once
 
+#include <sweep/tuning.hpp>
 #include <sweep/nbody/bodies.hpp>
 #include <sweep/nbody/octree.hpp>
 
@@ -115,13 +116,6 @@ KOKKOS_INLINE_FUNCTION void store(const body_arrays<Mem>& b, index_t i, const ac
   b.cost(i) = acc.count;
 }
 
-template <class ExecSpace>
-struct gravity_policy {
-  static constexpr bool host = sweep::detail::is_host_space_v<ExecSpace>;
-  /// Threads per partition's team.
-  static constexpr int team_size = host ? 1 : 64;
-};
-
 }  // namespace detail
 
 /// Tree forces for every body, partition by partition: team p walks the
@@ -147,7 +141,7 @@ void tree_accelerations(const ExecSpace& space, const octree<ExecSpace>& tree, c
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   const int parts = int(offsets.extent(0)) - 1;
   Kokkos::parallel_for(
-      "sweep::nbody::tree_walk", Policy(space, parts, detail::gravity_policy<ExecSpace>::team_size),
+      "sweep::nbody::tree_walk", Policy(space, parts, tuning<ExecSpace>::gravity::team_size),
       KOKKOS_LAMBDA(const typename Policy::member_type& team) {
         const index_t p = team.league_rank();
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, offsets(p), offsets(p + 1)), [&](const index_t i) {

@@ -138,12 +138,11 @@ std::uint64_t total_interactions(const ExecSpace& space, const body_arrays<Mem>&
   return sum;
 }
 
-/// The partitions a space runs by default: one per thread on a CPU, one
-/// team per 64 lanes of a GPU.
+/// The partitions a space runs by default: one team of the tree walk per
+/// tuning<ExecSpace>::gravity::team_size lanes (one per thread on a CPU).
 template <class ExecSpace>
 int default_partitions(const ExecSpace& space) {
-  const int c = space.concurrency();
-  return sweep::detail::is_host_space_v<ExecSpace> ? c : std::max(1, c / detail::gravity_policy<ExecSpace>::team_size);
+  return std::max(1, space.concurrency() / tuning<ExecSpace>::gravity::team_size);
 }
 
 template <class ExecSpace = Kokkos::DefaultExecutionSpace>

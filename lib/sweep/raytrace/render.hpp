@@ -267,7 +267,7 @@ render_result render(const ExecSpace& space, const bvh<ExecSpace>& tree, const c
   const vec3f light = o.light_set ? o.light : default_light(cam, box);
   render_result out;
   out.width = o.width, out.height = o.height;
-  const auto primary = primary_rays(space, cam, o.width, o.height, o.samples, o.trace.packet_size);
+  const auto primary = primary_rays(space, cam, o.width, o.height, o.samples, resolved_packet_size<ExecSpace>(o.trace));
   const index_t n = index_t(primary.extent(0));
   Kokkos::View<hit*, Mem> hits("sweep::raytrace::hits", n);
   out.primary.rays = detail::enabled_rays(space, primary);
@@ -287,7 +287,7 @@ render_result render(const ExecSpace& space, const bvh<ExecSpace>& tree, const c
     out.diffuse.seconds = detail::fenced_seconds(space, [&] { out.diffuse.stats = occluded(space, tree, bounces, blocked, o.trace); });
   }
   // Shade: every pixel averages its samples.
-  const auto tl = detail::make_tiling(o.width, o.height, o.samples, o.trace.packet_size);
+  const auto tl = detail::make_tiling(o.width, o.height, o.samples, resolved_packet_size<ExecSpace>(o.trace));
   Kokkos::View<float* [3], Kokkos::LayoutRight, Mem> image("sweep::raytrace::image", index_t(o.width) * o.height);
   const auto v = tree.vertices();
   const auto idx = tree.indices();
