@@ -111,12 +111,9 @@ void add(const std::string& impl, int lo, int hi, F&& f) {
 template <class T>
 void register_type(int lo, int hi) {
   register_copy<T>("scan", lo, hi);
-  for (auto algo : {sweep::scan_algorithm::automatic, sweep::scan_algorithm::single_pass,
-                    sweep::scan_algorithm::chunked, sweep::scan_algorithm::tiled, sweep::scan_algorithm::sequential,
-                    sweep::scan_algorithm::brent_kung, sweep::scan_algorithm::blelloch,
-                    sweep::scan_algorithm::hillis_steele})
-    add<T>(std::string("sweep_") + sweep::to_string(algo), lo, hi,
-           [algo](benchmark::State& s, int k) { bench_sweep<T>(s, k, algo); });
+  for (const auto& entry : sweep::scan_algorithms)  // every algorithm, one row each
+    add<T>(std::string("sweep_") + entry.name, lo, hi,
+           [algo = entry.id](benchmark::State& s, int k) { bench_sweep<T>(s, k, algo); });
   add<T>("kokkos_parallel_scan", lo, hi, bench_kokkos_parallel_scan<T>);
 #if defined(SWEEP_BENCH_HAVE_KOKKOSKERNELS)
   add<T>("kokkoskernels_prefix_sum", lo, hi, bench_kokkoskernels<T>);

@@ -185,9 +185,13 @@ void register_type(int lo, int hi) {
                      [mean, r](benchmark::State& s, int k) {
                        bench_sweep<T>(s, k, mean, r, sweep::scan_algorithm::automatic);
                      });
-    for (auto algo : {sweep::scan_algorithm::single_pass, sweep::scan_algorithm::blelloch})
-      register_sizes(std::string("segscan/sweep_") + sweep::to_string(algo) + "/flags" + m, lo, hi,
-                     [mean, algo](benchmark::State& s, int k) { bench_sweep<T>(s, k, mean, repr::flags, algo); });
+    for (const auto& entry : sweep::scan_algorithms) {  // every algorithm that runs segmented, on flags
+      if (entry.id == sweep::scan_algorithm::automatic || !sweep::runs_segmented(entry.id)) continue;
+      register_sizes(std::string("segscan/sweep_") + entry.name + "/flags" + m, lo, hi,
+                     [mean, algo = entry.id](benchmark::State& s, int k) {
+                       bench_sweep<T>(s, k, mean, repr::flags, algo);
+                     });
+    }
     if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, Memory>::accessible)
       register_sizes("segscan/thrust_by_key_omp/keys" + m, lo, hi,
                      [mean](benchmark::State& s, int k) { bench_thrust_by_key_omp<T>(s, k, mean); });

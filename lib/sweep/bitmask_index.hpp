@@ -164,7 +164,7 @@ void check_queries(const std::string& where, const ExecSpace& space, const InVie
   if (n == 0) return;
   index_t first_bad = n;
   Kokkos::parallel_reduce(
-      where + "::check", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(space, 0, n),
+      where + "::check", sweep::detail::range_policy<ExecSpace>(space, 0, n),
       KOKKOS_LAMBDA(const index_t t, index_t& bad) {
         if (!query_in_range(queries(t), max_query) && t < bad) bad = t;
       },
@@ -235,7 +235,7 @@ class bitmask_index {
               const bitmask_options& opt = {}) const {
     const std::string where = "sweep::bitmask_index<" + traits::name() + ">::unpack";
     detail::require(opt.work_item >= 0, where.c_str(), "work_item is negative (", opt.work_item, ")");
-    check_arrays<ExecSpace, InView, OutView>(where, expanded_out, packed_in, size(), count());
+    check_arrays<ExecSpace, OutView, InView>(where, expanded_out, packed_in, size(), count());
     detail::scoped_region region(where);
     if (count() == 0) return;
     detail::bitmask_backend<ExecSpace>::template unpack<traits>(space, where, m_view, packed_in, expanded_out,

@@ -28,6 +28,22 @@ enum class direction { forward, backward };
 
 namespace detail {
 
+/// A 1D range with 64-bit indices on every backend (Kokkos 3.4.1 gives CUDA
+/// a 32-bit index by default, which would wrap at n = 2^32). Every Sweep
+/// kernel over elements uses it.
+template <class ExecSpace, class... Traits>
+using range_policy = Kokkos::RangePolicy<ExecSpace, Traits..., Kokkos::IndexType<index_t>>;
+
+/// Copies one element of a View to the host on the caller's instance and
+/// fences that instance (a user's non-blocking stream included).
+template <class ExecSpace, class View>
+typename View::non_const_value_type read_element(const ExecSpace& space, const View& v, index_t i) {
+  typename View::non_const_value_type h;
+  Kokkos::deep_copy(space, h, Kokkos::subview(v, i));
+  space.fence();
+  return h;
+}
+
 /// Opens a named Kokkos::Profiling region for the lifetime of the object,
 /// so Kokkos Tools attribute the kernels inside to the public call.
 class scoped_region {

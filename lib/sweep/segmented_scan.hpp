@@ -135,7 +135,7 @@ template <class ExecSpace, class Pred>
 index_t count_heads(const ExecSpace& space, const Pred& pred, index_t n, const std::string& label) {
   index_t count = 0;
   Kokkos::parallel_reduce(
-      label + "::count_heads", Kokkos::RangePolicy<ExecSpace>(space, 0, n),
+      label + "::count_heads", sweep::detail::range_policy<ExecSpace>(space, 0, n),
       KOKKOS_LAMBDA(const index_t i, index_t& c) { c += pred(i) ? 1 : 0; }, count);
   return count;
 }
@@ -327,7 +327,7 @@ void to_head_flags(const ExecSpace& space, const Segments& segments, const FlagV
   const auto heads = detail::make_heads(space, segments, n, where);
   using F = typename FlagView::non_const_value_type;
   Kokkos::parallel_for(
-      "sweep::to_head_flags", Kokkos::RangePolicy<ExecSpace>(space, 0, n),
+      "sweep::to_head_flags", sweep::detail::range_policy<ExecSpace>(space, 0, n),
       KOKKOS_LAMBDA(const index_t i) { flags(i) = heads(i) ? F(1) : F(0); });
 }
 
@@ -346,7 +346,7 @@ index_t to_segment_offsets(const ExecSpace& space, const Segments& segments, con
             " entries but ", m, " are needed");
     const auto src = segments.offsets;
     Kokkos::parallel_for(
-        where, Kokkos::RangePolicy<ExecSpace>(space, 0, m), KOKKOS_LAMBDA(const index_t s) { offsets(s) = O(src(s)); });
+        where, sweep::detail::range_policy<ExecSpace>(space, 0, m), KOKKOS_LAMBDA(const index_t s) { offsets(s) = O(src(s)); });
     space.fence();
     return m - 1;
   } else {

@@ -87,7 +87,7 @@ void sort_permutation(const std::string& label, const ExecSpace& space, const Ke
                   " elements but keys has ", keys.extent(0), "; they must be equally long");
   using P = typename PermView::value_type;
   Kokkos::parallel_for(
-      label + "::iota", Kokkos::RangePolicy<ExecSpace>(space, 0, perm.extent(0)),
+      label + "::iota", sweep::detail::range_policy<ExecSpace>(space, 0, perm.extent(0)),
       KOKKOS_LAMBDA(const index_t i) { perm(i) = static_cast<P>(i); });
   sort_by_key(label, space, keys, perm, opt);
 }

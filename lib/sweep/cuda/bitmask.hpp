@@ -150,7 +150,7 @@ __global__ void tree_move_kernel(TreeView t, In in, Outv out, index_t ones) {
   const bool active = k < ones;
   const index_t pos = warp_select(t, active ? k : 0, active);
   if (!active) return;
-  if (Pack) out(k) = in(pos);
+  if constexpr (Pack) out(k) = in(pos);
   else out(pos) = in(k);
 }
 
@@ -172,7 +172,7 @@ __global__ void stream_kernel(detail::rank_select_view<Mem> v, Expanded expanded
     const index_t i = first_bit + lane;
     if ((bits >> lane) & 1u) {
       const index_t k = base + __popc(bits & below);
-      if (Pack) packed(k) = expanded(i);
+      if constexpr (Pack) packed(k) = expanded(i);  // the source may be a View of const
       else expanded(i) = packed(k);
     }
     base += __popc(bits);

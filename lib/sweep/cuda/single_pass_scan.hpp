@@ -47,9 +47,11 @@ template <int Threads, int Items, class IO, class T = typename IO::value_type>
 __global__ void __launch_bounds__(Threads) single_pass_kernel(IO io, T init, bool exclusive, detail::look_back_tiles<T> tiles,
                                                               unsigned long long* ticket) {
   constexpr int tile = Threads * Items;
-  __shared__ shared_array<T, tile + tile / 32> items;
-  __shared__ shared_array<T, Threads / 32> warps;
-  __shared__ shared_array<T, 1> tile_prefix;
+  using storage = tile_storage<T, Threads, Items>;
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
+  T* items = reinterpret_cast<T*>(shared_bytes + storage::items);
+  T* warps = reinterpret_cast<T*>(shared_bytes + storage::warps);
+  T* tile_prefix = reinterpret_cast<T*>(shared_bytes + storage::prefix);
   __shared__ long long tile_id;
   if (threadIdx.x == 0) tile_id = static_cast<long long>(atomicAdd(ticket, 1ull));
   __syncthreads();
@@ -101,18 +103,22 @@ __global__ void __launch_bounds__(Threads) single_pass_kernel(IO io, T init, boo
 template <class IO, class T = typename IO::value_type>
 T single_pass_scan(const Kokkos::Cuda& space, const IO& io, const T& init, bool exclusive, const std::string& label) {
   using policy = scan_policy<sizeof(T)>;
+  static_assert(policy::staged && alignof(T) <= 16, "sweep::cuda::single_pass_scan: route this value type elsewhere");
+  using storage = tile_storage<T, policy::block_threads, policy::items_per_thread>;
   const index_t n = io.n;
   if (n == 0) return init;
   const index_t tiles = (n + policy::tile - 1) / policy::tile;
-  const detail::look_back_storage<T, Kokkos::CudaSpace> storage(label, tiles);
-  Kokkos::View<unsigned long long, Kokkos::CudaSpace> ticket(label + "::ticket");
-  space.fence();  // the zeroed status words and ticket are in place
+  const detail::look_back_storage<T, Kokkos::CudaSpace> state(space, label, tiles);
+  Kokkos::View<unsigned long long, Kokkos::CudaSpace> ticket(Kokkos::view_alloc(space, label + "::ticket"));
   Kokkos::Profiling::pushRegion(label + "::cuda_single_pass");
-  single_pass_kernel<policy::block_threads, policy::items_per_thread>
-      <<<static_cast<unsigned>(tiles), policy::block_threads, 0, space.cuda_stream()>>>(io, init, exclusive, storage.tiles(), ticket.data());
+  const auto kernel = single_pass_kernel<policy::block_threads, policy::items_per_thread, IO, T>;
+  if constexpr (storage::bytes > 48 * 1024)  // beyond the default dynamic limit: opt in
+    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(storage::bytes));
+  kernel<<<static_cast<unsigned>(tiles), policy::block_threads, storage::bytes, space.cuda_stream()>>>(
+      io, init, exclusive, state.tiles(), ticket.data());
   Kokkos::Profiling::popRegion();
   check_launch(label + " (single-pass scan)");
-  return storage.total();
+  return state.total(space);
 }
 
 }  // namespace sweep::cuda

@@ -40,18 +40,12 @@ __device__ __forceinline__ T warp_inclusive_scan(T v, const Op& op) {
   return v;
 }
 
-/// Raw shared storage for N values of T (no constructors run).
-template <class T, int N>
-struct shared_array {
-  alignas(T) unsigned char raw[sizeof(T) * N];
-  __device__ __forceinline__ T& operator[](int i) { return reinterpret_cast<T*>(raw)[i]; }
-};
-
 /// Exclusive scan of one value per thread across the block (blockDim.x ==
 /// Threads, a multiple of 32); returns the thread's exclusive prefix and
-/// sets `total` to the block's fold. Ends with the block synchronised.
+/// sets `total` to the block's fold. `warps` is shared storage for
+/// Threads / 32 values. Ends with the block synchronised.
 template <int Threads, class T, class Op>
-__device__ __forceinline__ T block_exclusive_scan(const T& v, const Op& op, T& total, shared_array<T, Threads / 32>& warps) {
+__device__ __forceinline__ T block_exclusive_scan(const T& v, const Op& op, T& total, T* warps) {
   constexpr int nwarps = Threads / 32;
   const int lane = int(threadIdx.x & 31u), warp = int(threadIdx.x >> 5);
   const T inclusive = warp_inclusive_scan(v, op);

@@ -24,7 +24,7 @@ struct bitmask_backend {
   template <class F>
   static void for_each(const ExecSpace& space, const std::string& label, index_t n, index_t grain, const F& f) {
     if (grain <= 0) grain = tuning<ExecSpace>::bitmask::grain(space, n);
-    Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>> policy(space, 0, n);
+    sweep::detail::range_policy<ExecSpace> policy(space, 0, n);
     if (grain > 0) policy.set_chunk_size(static_cast<int>(grain));
     Kokkos::parallel_for(label, policy, f);
   }

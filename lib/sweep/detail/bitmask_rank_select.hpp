@@ -117,7 +117,7 @@ struct rank_select_view {
     Kokkos::View<std::uint32_t*, Mem> coarse(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::coarse"),
                                              blocks + 1);
     Kokkos::parallel_for(
-        label + "::coarse", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(space, 0, blocks + 1),
+        label + "::coarse", sweep::detail::range_policy<ExecSpace>(space, 0, blocks + 1),
         KOKKOS_LAMBDA(const index_t b) { coarse(b) = static_cast<std::uint32_t>(before(b)); });
     v.ones = ones;
     v.sparse = true;

@@ -89,21 +89,38 @@ struct look_back_tiles {
 };
 
 /// The tiles' status words (zeroed: chunk_empty) and values in `Mem`.
+/// The values live in one zeroed byte array: every value is written
+/// before its status word, but volatile_load reads whole words, padding
+/// included (the lifted (value, head) pairs of segmented scans have
+/// some), and those bytes must have been written too. One value per
+/// tile: zeroing costs nothing measurable.
 template <class T, class Mem>
 struct look_back_storage {
+  static_assert(alignof(T) <= 64, "look-back values are placed in a 64-byte aligned allocation");
   Kokkos::View<int*, Mem> flags;
-  Kokkos::View<T*, Mem> aggregates;
-  Kokkos::View<T*, Mem> inclusives;
+  Kokkos::View<unsigned char*, Mem> values;  // aggregates, then inclusive prefixes
+  index_t count = 0;
 
-  look_back_storage(const std::string& label, index_t tiles)
-      : flags(label + "::flags", tiles),
-        aggregates(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::aggregates"), tiles),
-        inclusives(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::inclusives"), tiles) {}
+  /// Zeroes everything on the caller's instance (stream-ordered before the
+  /// scan kernel that follows on it).
+  template <class ExecSpace>
+  look_back_storage(const ExecSpace& space, const std::string& label, index_t tiles)
+      : flags(Kokkos::view_alloc(space, label + "::flags"), tiles),
+        values(Kokkos::view_alloc(space, label + "::values"), 2 * tiles * index_t(sizeof(T))),
+        count(tiles) {}
 
-  look_back_tiles<T> tiles() const { return {flags.data(), aggregates.data(), inclusives.data()}; }
+  look_back_tiles<T> tiles() const {
+    T* base = reinterpret_cast<T*>(values.data());
+    return {flags.data(), base, base + count};
+  }
 
-  /// The last tile's inclusive prefix: the scan's total, init folded in.
-  T total() const { return read_element(inclusives, static_cast<index_t>(inclusives.extent(0)) - 1); }
+  /// The last tile's inclusive prefix: the scan's total, init folded in
+  /// (read on the caller's instance, which is fenced).
+  template <class ExecSpace>
+  T total(const ExecSpace& space) const {
+    const Kokkos::View<T*, Mem, Kokkos::MemoryUnmanaged> inclusives(tiles().inclusives, count);
+    return read_element(space, inclusives, count - 1);
+  }
 };
 
 }  // namespace sweep::detail

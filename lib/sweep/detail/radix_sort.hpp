@@ -94,7 +94,7 @@ void radix_sort(const std::string& label, const ExecSpace& space, const KeyView&
   using K = typename KeyView::non_const_value_type;
   using V = typename ValueView::non_const_value_type;
   using Mem = typename ExecSpace::memory_space;
-  using Range = Kokkos::RangePolicy<ExecSpace>;
+  using Range = sweep::detail::range_policy<ExecSpace>;
   using digits = radix_digits;
   const index_t n = static_cast<index_t>(keys.extent(0));
   if (n <= 1) return;

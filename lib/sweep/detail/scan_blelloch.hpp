@@ -17,16 +17,16 @@ T scan_blelloch(const ExecSpace& space, const IO& io, const T& init, bool exclus
   const index_t m = static_cast<index_t>(std::bit_ceil(static_cast<std::uint64_t>(n)));
   Kokkos::View<T*, Mem> a(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::tree"), m);
   Kokkos::parallel_for(
-      label + "::load", Kokkos::RangePolicy<ExecSpace>(space, 0, m),
+      label + "::load", sweep::detail::range_policy<ExecSpace>(space, 0, m),
       KOKKOS_LAMBDA(const index_t i) { a(i) = i < n ? io.load(i) : IO::identity(); });
   reduce_tree(space, io, a, m, label);
-  const T all = read_element(a, m - 1);
+  const T all = read_element(space, a, m - 1);
   Kokkos::parallel_for(
-      label + "::clear_root", Kokkos::RangePolicy<ExecSpace>(space, 0, 1),
+      label + "::clear_root", sweep::detail::range_policy<ExecSpace>(space, 0, 1),
       KOKKOS_LAMBDA(const int) { a(m - 1) = IO::identity(); });
   for (index_t d = m / 2; d >= 1; d /= 2) {
     Kokkos::parallel_for(
-        label + "::down_sweep", Kokkos::RangePolicy<ExecSpace>(space, 0, m / (2 * d)),
+        label + "::down_sweep", sweep::detail::range_policy<ExecSpace>(space, 0, m / (2 * d)),
         KOKKOS_LAMBDA(const index_t k) {
           const index_t r = (k + 1) * 2 * d - 1;
           const T left = a(r - d);
@@ -35,7 +35,7 @@ T scan_blelloch(const ExecSpace& space, const IO& io, const T& init, bool exclus
         });
   }
   Kokkos::parallel_for(
-      label + "::finish", Kokkos::RangePolicy<ExecSpace>(space, 0, n), KOKKOS_LAMBDA(const index_t i) {
+      label + "::finish", sweep::detail::range_policy<ExecSpace>(space, 0, n), KOKKOS_LAMBDA(const index_t i) {
         const T before = a(i);
         io.store(i, io.combine(init, exclusive ? before : io.combine(before, io.load(i))));
       });

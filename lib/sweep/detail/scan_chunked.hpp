@@ -21,14 +21,14 @@ T scan_chunked(const ExecSpace& space, const IO& io, const T& init, bool exclusi
   Kokkos::View<T*, Mem> bases(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::chunk_totals"), nchunks);
   Kokkos::View<T, Mem> total(label + "::total");
   Kokkos::parallel_for(
-      label + "::chunk_scan", Kokkos::RangePolicy<ExecSpace>(space, 0, nchunks), KOKKOS_LAMBDA(const index_t c) {
+      label + "::chunk_scan", sweep::detail::range_policy<ExecSpace>(space, 0, nchunks), KOKKOS_LAMBDA(const index_t c) {
         const index_t b = c * per, e = (b + per) < n ? (b + per) : n;
         bases(c) = serial_scan(
             io.op, IO::identity(), exclusive, [&](index_t i) { return io.load(i); },
             [&](index_t i, const T& v) { io.store(i, v); }, b, e);
       });
   Kokkos::parallel_for(
-      label + "::scan_totals", Kokkos::RangePolicy<ExecSpace>(space, 0, 1), KOKKOS_LAMBDA(const int) {
+      label + "::scan_totals", sweep::detail::range_policy<ExecSpace>(space, 0, 1), KOKKOS_LAMBDA(const int) {
         T run = init;
         for (index_t c = 0; c < nchunks; ++c) {
           T next = io.combine(run, bases(c));
@@ -38,7 +38,7 @@ T scan_chunked(const ExecSpace& space, const IO& io, const T& init, bool exclusi
         total() = run;
       });
   Kokkos::parallel_for(
-      label + "::add_bases", Kokkos::RangePolicy<ExecSpace>(space, 0, nchunks), KOKKOS_LAMBDA(const index_t c) {
+      label + "::add_bases", sweep::detail::range_policy<ExecSpace>(space, 0, nchunks), KOKKOS_LAMBDA(const index_t c) {
         const index_t b = c * per, e = (b + per) < n ? (b + per) : n;
         const T base = bases(c);
         for (index_t i = b; i < e; ++i) io.store(i, io.combine(base, io.reload(i)));

@@ -18,11 +18,11 @@ T scan_hillis_steele(const ExecSpace& space, const IO& io, const T& init, bool e
   Kokkos::View<T*, Mem> a(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::ping"), n);
   Kokkos::View<T*, Mem> b(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::pong"), n);
   Kokkos::parallel_for(
-      label + "::load", Kokkos::RangePolicy<ExecSpace>(space, 0, n),
+      label + "::load", sweep::detail::range_policy<ExecSpace>(space, 0, n),
       KOKKOS_LAMBDA(const index_t i) { a(i) = io.load(i); });
   for (index_t d = 1; d < n; d *= 2) {
     Kokkos::parallel_for(
-        label + "::step", Kokkos::RangePolicy<ExecSpace>(space, 0, n), KOKKOS_LAMBDA(const index_t i) {
+        label + "::step", sweep::detail::range_policy<ExecSpace>(space, 0, n), KOKKOS_LAMBDA(const index_t i) {
           b(i) = i >= d ? io.combine(a(i - d), a(i)) : a(i);
         });
     std::swap(a, b);

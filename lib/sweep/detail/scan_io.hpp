@@ -72,12 +72,4 @@ KOKKOS_INLINE_FUNCTION T volatile_load(const T* p) {
   return out;
 }
 
-/// Copies one element of a device View to the host.
-template <class View>
-typename View::non_const_value_type read_element(const View& v, index_t i) {
-  typename View::non_const_value_type h;
-  Kokkos::deep_copy(h, Kokkos::subview(v, i));
-  return h;
-}
-
 }  // namespace sweep::detail

@@ -11,7 +11,7 @@ template <class ExecSpace, class IO, class T = typename IO::value_type>
 T scan_sequential(const ExecSpace& space, const IO& io, const T& init, bool exclusive, const std::string& label) {
   Kokkos::View<T, typename ExecSpace::memory_space> total(label + "::total");
   Kokkos::parallel_for(
-      label + "::sequential", Kokkos::RangePolicy<ExecSpace>(space, 0, 1), KOKKOS_LAMBDA(const int) {
+      label + "::sequential", sweep::detail::range_policy<ExecSpace>(space, 0, 1), KOKKOS_LAMBDA(const int) {
         T acc = init;
         for (index_t i = 0; i < io.n; ++i) {
           T next = io.combine(acc, io.load(i));
@@ -32,11 +32,11 @@ template <class ExecSpace, class IO, class View, class T = typename IO::value_ty
 T finish_from_inclusive(const ExecSpace& space, const IO& io, const View& incl, const T& init, bool exclusive,
                         const std::string& label) {
   Kokkos::parallel_for(
-      label + "::finish", Kokkos::RangePolicy<ExecSpace>(space, 0, io.n), KOKKOS_LAMBDA(const index_t i) {
+      label + "::finish", sweep::detail::range_policy<ExecSpace>(space, 0, io.n), KOKKOS_LAMBDA(const index_t i) {
         if (exclusive) io.store(i, i == 0 ? init : io.combine(init, incl(i - 1)));
         else io.store(i, io.combine(init, incl(i)));
       });
-  return io.combine(init, read_element(incl, io.n - 1));
+  return io.combine(init, read_element(space, incl, io.n - 1));
 }
 
 /// The reduce tree shared by Blelloch's up-sweep and Brent-Kung's fan-in:
@@ -45,7 +45,7 @@ template <class ExecSpace, class IO, class View>
 void reduce_tree(const ExecSpace& space, const IO& io, const View& a, index_t m, const std::string& label) {
   for (index_t d = 1; d < m; d *= 2) {
     Kokkos::parallel_for(
-        label + "::up_sweep", Kokkos::RangePolicy<ExecSpace>(space, 0, m / (2 * d)),
+        label + "::up_sweep", sweep::detail::range_policy<ExecSpace>(space, 0, m / (2 * d)),
         KOKKOS_LAMBDA(const index_t k) {
           const index_t r = (k + 1) * 2 * d - 1;
           a(r) = io.combine(a(r - d), a(r));

@@ -43,9 +43,9 @@ T scan_single_pass(const ExecSpace& space, const IO& io, const T& init, bool exc
   const std::size_t scratch =
       Scratch::shmem_size(team_scan_scratch_elems<T>(team_size) + 1) + IndexScratch::shmem_size(1);
 
-  const look_back_storage<T, Mem> storage(label, nchunks);
+  const look_back_storage<T, Mem> storage(space, label, nchunks);
   const look_back_tiles<T> tiles = storage.tiles();
-  Kokkos::View<index_t, Mem> ticket(label + "::ticket");
+  Kokkos::View<index_t, Mem> ticket(Kokkos::view_alloc(space, label + "::ticket"));
   Kokkos::parallel_for(
       label + "::single_pass",
       Policy(space, static_cast<int>(nchunks), team_size).set_scratch_size(0, Kokkos::PerTeam(scratch)),
@@ -70,7 +70,7 @@ T scan_single_pass(const ExecSpace& space, const IO& io, const T& init, bool exc
             team, count, io.op, prefix, exclusive, load, [&](index_t j, const T& v) { io.store(first + j, v); },
             parts.data(), net);
       });
-  return storage.total();
+  return storage.total(space);
 }
 
 }  // namespace sweep::detail

@@ -52,7 +52,7 @@ T scan_tiled(const ExecSpace& space, const IO& io, const T& init, bool exclusive
   auto sums_io = make_buffer_io(sums, io.op);
   const T all = scan_tiled(space, sums_io, init, true, tile, label);
   Kokkos::parallel_for(
-      label + "::propagate", Kokkos::RangePolicy<ExecSpace>(space, 0, n),
+      label + "::propagate", sweep::detail::range_policy<ExecSpace>(space, 0, n),
       KOKKOS_LAMBDA(const index_t i) { io.store(i, io.combine(sums(i / tile), io.reload(i))); });
   return all;
 }

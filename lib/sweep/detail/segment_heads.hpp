@@ -151,7 +151,7 @@ Kokkos::View<std::uint32_t*, typename ExecSpace::memory_space> offsets_to_bits(c
   constexpr index_t block_words = offset_walk_block / 32;
   const index_t nblocks = (nwords + block_words - 1) / block_words;
   Kokkos::parallel_for(
-      label + "::offsets_to_bits", Kokkos::RangePolicy<ExecSpace>(space, 0, nblocks),
+      label + "::offsets_to_bits", sweep::detail::range_policy<ExecSpace>(space, 0, nblocks),
       KOKKOS_LAMBDA(const index_t blk) {
         const index_t w0 = blk * block_words;
         const index_t w1 = (w0 + block_words) < nwords ? (w0 + block_words) : nwords;
@@ -179,7 +179,7 @@ void offsets_to_ids(const ExecSpace& space, const OffsetView& offsets, index_t n
   const index_t nblocks = (n + offset_walk_block - 1) / offset_walk_block;
   using Id = typename IdView::non_const_value_type;
   Kokkos::parallel_for(
-      label + "::offsets_to_ids", Kokkos::RangePolicy<ExecSpace>(space, 0, nblocks),
+      label + "::offsets_to_ids", sweep::detail::range_policy<ExecSpace>(space, 0, nblocks),
       KOKKOS_LAMBDA(const index_t blk) {
         const index_t b = blk * offset_walk_block;
         const index_t e = (b + offset_walk_block) < n ? (b + offset_walk_block) : n;

@@ -80,26 +80,26 @@ index_t check_offsets(const ExecSpace& space, const V& off, const char* where) {
   static_assert(std::is_integral_v<typename V::value_type>, "sweep::segment_offsets needs integral offsets");
   require(off.extent(0) >= 1, where, "segment_offsets has no entries; it needs n_segments + 1 (at least 1: {0})");
   const index_t nseg = static_cast<index_t>(off.extent(0)) - 1;
-  const index_t first = static_cast<index_t>(read_element(off, 0));
+  const index_t first = static_cast<index_t>(read_element(space, off, 0));
   require(first == 0, where, "segment_offsets starts at ", first, "; the first offset must be 0");
   // A branch-free count first (one streaming pass); the first offending
   // segment is searched for only when there is one.
   index_t decreasing = 0;
   Kokkos::parallel_reduce(
-      "sweep::check_offsets", Kokkos::RangePolicy<ExecSpace>(space, 0, nseg),
+      "sweep::check_offsets", sweep::detail::range_policy<ExecSpace>(space, 0, nseg),
       KOKKOS_LAMBDA(const index_t s, index_t& count) { count += off(s + 1) < off(s) ? 1 : 0; }, decreasing);
   index_t bad = nseg;
   if (decreasing > 0)
     Kokkos::parallel_reduce(
-        "sweep::check_offsets::first", Kokkos::RangePolicy<ExecSpace>(space, 0, nseg),
+        "sweep::check_offsets::first", sweep::detail::range_policy<ExecSpace>(space, 0, nseg),
         KOKKOS_LAMBDA(const index_t s, index_t& lo) {
           if (off(s + 1) < off(s) && s < lo) lo = s;
         },
         Kokkos::Min<index_t>(bad));
   require(bad >= nseg, where, "segment_offsets decrease at segment ", bad, " (offsets[", bad, "] = ",
-          bad < nseg ? static_cast<index_t>(read_element(off, bad)) : 0, " > offsets[", bad + 1, "] = ",
-          bad < nseg ? static_cast<index_t>(read_element(off, bad + 1)) : 0, "); offsets must not decrease");
-  return static_cast<index_t>(read_element(off, nseg));
+          bad < nseg ? static_cast<index_t>(read_element(space, off, bad)) : 0, " > offsets[", bad + 1, "] = ",
+          bad < nseg ? static_cast<index_t>(read_element(space, off, bad + 1)) : 0, "); offsets must not decrease");
+  return static_cast<index_t>(read_element(space, off, nseg));
 }
 
 /// Compile-time checks of a representation against the space.

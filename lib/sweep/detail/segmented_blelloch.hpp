@@ -29,7 +29,7 @@ void segmented_scan_blelloch(const ExecSpace& space, const IO& io, const std::st
   Flags original(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::original_flags"), m);
   const auto op = io.op.op;
   Kokkos::parallel_for(
-      label + "::load", Kokkos::RangePolicy<ExecSpace>(space, 0, m), KOKKOS_LAMBDA(const index_t i) {
+      label + "::load", sweep::detail::range_policy<ExecSpace>(space, 0, m), KOKKOS_LAMBDA(const index_t i) {
         if (i < n) {
           const auto p = io.load(i);
           a(i) = p.v;
@@ -41,7 +41,7 @@ void segmented_scan_blelloch(const ExecSpace& space, const IO& io, const std::st
       });
   for (index_t d = 1; d < m; d *= 2) {
     Kokkos::parallel_for(
-        label + "::up_sweep", Kokkos::RangePolicy<ExecSpace>(space, 0, m / (2 * d)),
+        label + "::up_sweep", sweep::detail::range_policy<ExecSpace>(space, 0, m / (2 * d)),
         KOKKOS_LAMBDA(const index_t k) {
           const index_t r = (k + 1) * 2 * d - 1;
           if (!f(r)) a(r) = op(a(r - d), a(r));
@@ -49,11 +49,11 @@ void segmented_scan_blelloch(const ExecSpace& space, const IO& io, const std::st
         });
   }
   Kokkos::parallel_for(
-      label + "::clear_root", Kokkos::RangePolicy<ExecSpace>(space, 0, 1),
+      label + "::clear_root", sweep::detail::range_policy<ExecSpace>(space, 0, 1),
       KOKKOS_LAMBDA(const int) { a(m - 1) = IO::op_type::identity().v; });
   for (index_t d = m / 2; d >= 1; d /= 2) {
     Kokkos::parallel_for(
-        label + "::down_sweep", Kokkos::RangePolicy<ExecSpace>(space, 0, m / (2 * d)),
+        label + "::down_sweep", sweep::detail::range_policy<ExecSpace>(space, 0, m / (2 * d)),
         KOKKOS_LAMBDA(const index_t k) {
           const index_t r = (k + 1) * 2 * d - 1;
           const T left = a(r - d);
@@ -66,7 +66,7 @@ void segmented_scan_blelloch(const ExecSpace& space, const IO& io, const std::st
   }
   // a(i) is now the exclusive segmented prefix (the identity at heads).
   Kokkos::parallel_for(
-      label + "::finish", Kokkos::RangePolicy<ExecSpace>(space, 0, n), KOKKOS_LAMBDA(const index_t i) {
+      label + "::finish", sweep::detail::range_policy<ExecSpace>(space, 0, n), KOKKOS_LAMBDA(const index_t i) {
         auto p = io.load(i);
         p.v = io.exclusive ? a(i) : op(a(i), p.v);
         io.store(i, p);

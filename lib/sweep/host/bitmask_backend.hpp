@@ -49,7 +49,7 @@ struct bitmask_backend<ExecSpace, host_kind> : bitmask_backend<ExecSpace, portab
   static void for_each(const ExecSpace& space, const std::string& label, index_t n, index_t grain, const F& f) {
     if (grain <= 0) grain = tuning<ExecSpace>::bitmask::grain(space, n);
     const index_t ranges = (n + grain - 1) / grain;
-    Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(space, 0, ranges),
+    Kokkos::parallel_for(label, sweep::detail::range_policy<ExecSpace>(space, 0, ranges),
                          [=](const index_t r) {
                            const index_t b = r * grain;
                            host_popcount_loop(b, b + grain < n ? b + grain : n, f);
@@ -101,7 +101,7 @@ struct bitmask_backend<ExecSpace, host_kind> : bitmask_backend<ExecSpace, portab
                           const F& f) {
     const index_t chunk = work_item > 0 ? (work_item + 63) / 64 : tuning<ExecSpace>::bitmask::words_per_task;
     const index_t chunks = (n64 + chunk - 1) / chunk;
-    Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(space, 0, chunks),
+    Kokkos::parallel_for(label, sweep::detail::range_policy<ExecSpace>(space, 0, chunks),
                          [=](const index_t c) {
                            const index_t w0 = c * chunk;
                            f(w0, w0 + chunk < n64 ? w0 + chunk : n64);

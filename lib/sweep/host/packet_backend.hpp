@@ -154,7 +154,7 @@ struct packet_backend<ExecSpace, sweep::detail::host_kind> {
   static void run_packets(const std::string& label, const ExecSpace& space, index_t packets, const bvh_view<Mem>& b,
                           const Rays& rays, const Out& out, const trace_options& opt, index_t n, bool wide,
                           const Stats& s) {
-    Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>> policy(space, 0, packets);
+    sweep::detail::range_policy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>> policy(space, 0, packets);
     policy.set_chunk_size(4);
 #if SWEEP_HOST_MULTI
     if (wide) {

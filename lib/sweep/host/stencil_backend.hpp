@@ -53,7 +53,7 @@ struct stencil_backend<ExecSpace, sweep::detail::host_kind> {
                          const grid<MemorySpace>& r, const Indexer& idx, const stencil_coeffs& c) {
     const index_t n = u.n();
     double sum = 0;
-    Kokkos::parallel_reduce("sweep::ocean::residual", Kokkos::RangePolicy<ExecSpace>(space, 0, n),
+    Kokkos::parallel_reduce("sweep::ocean::residual", sweep::detail::range_policy<ExecSpace>(space, 0, n),
                             host_residual_rows<ExecSpace, Indexer>{u.data(), f.data(), r.data(), idx, c, n, host_avx2()},
                             Kokkos::Sum<double>(sum));
     return sum;

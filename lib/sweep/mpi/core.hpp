@@ -250,19 +250,11 @@ bool same_bytes(const T& a, const T& b) {
   return std::memcmp(&a, &b, sizeof(T)) == 0;
 }
 
-/// v(i), read to the host on the caller's instance.
-template <class ExecSpace, class View>
-typename View::non_const_value_type read_element(const ExecSpace& space, const View& v, index_t i) {
-  using T = typename View::non_const_value_type;
-  Kokkos::View<T, Kokkos::HostSpace> h("sweep::mpi::element");
-  Kokkos::deep_copy(space, h, Kokkos::subview(v, i));
-  space.fence();
-  return h();
-}
+using sweep::detail::read_element;
 
 /// A range policy with 64-bit indices on the caller's instance.
 template <class ExecSpace>
-using range = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>;
+using range = sweep::detail::range_policy<ExecSpace>;
 
 /// Whether a View in MemorySpace goes to MPI by its own pointer.
 template <class MemorySpace>

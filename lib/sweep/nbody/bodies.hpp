@@ -136,7 +136,7 @@ struct gather_bodies {
 template <class ExecSpace, class Mem>
 void permute(const ExecSpace& space, body_arrays<Mem>& bodies, body_arrays<Mem>& spare,
              std::type_identity_t<Kokkos::View<const std::int32_t*, Mem>> perm) {
-  Kokkos::parallel_for("sweep::nbody::permute", Kokkos::RangePolicy<ExecSpace>(space, 0, bodies.size()),
+  Kokkos::parallel_for("sweep::nbody::permute", sweep::detail::range_policy<ExecSpace>(space, 0, bodies.size()),
                        gather_bodies<Mem>{bodies, spare, perm});
   std::swap(bodies, spare);
 }

@@ -159,7 +159,7 @@ void direct_accelerations(const ExecSpace& space, const body_arrays<Mem>& b, con
   const index_t n = b.size();
   const double eps2 = g.eps * g.eps, G = g.G;
   Kokkos::parallel_for(
-      "sweep::nbody::direct", Kokkos::RangePolicy<ExecSpace>(space, 0, n), KOKKOS_LAMBDA(const index_t i) {
+      "sweep::nbody::direct", sweep::detail::range_policy<ExecSpace>(space, 0, n), KOKKOS_LAMBDA(const index_t i) {
         detail::accumulator acc;
         const double px = b.x(i), py = b.y(i), pz = b.z(i);
         for (index_t j = 0; j < n; ++j)

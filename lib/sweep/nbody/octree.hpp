@@ -283,7 +283,7 @@ box bounding_box(const ExecSpace& space, const body_arrays<Mem>& b) {
     const auto v = axes[a];
     Kokkos::MinMaxScalar<double> mm;
     Kokkos::parallel_reduce(
-        "sweep::nbody::bounding_box", Kokkos::RangePolicy<ExecSpace>(space, 0, b.size()),
+        "sweep::nbody::bounding_box", sweep::detail::range_policy<ExecSpace>(space, 0, b.size()),
         KOKKOS_LAMBDA(const index_t i, Kokkos::MinMaxScalar<double>& acc) {
           if (v(i) < acc.min_val) acc.min_val = v(i);
           if (v(i) > acc.max_val) acc.max_val = v(i);
@@ -328,7 +328,7 @@ class octree {
       m_points = Kokkos::View<point*, memory_space>(
           Kokkos::view_alloc(Kokkos::WithoutInitializing, "sweep::nbody::points"), n);
     }
-    using Range = Kokkos::RangePolicy<ExecSpace>;
+    using Range = sweep::detail::range_policy<ExecSpace>;
     Kokkos::parallel_for("sweep::nbody::morton", Range(space, 0, n),
                          detail::morton_codes<memory_space>{bodies.x, bodies.y, bodies.z, m_codes, m_cube});
     sort_permutation("sweep::nbody::sort", space, m_codes, m_perm);
@@ -377,7 +377,7 @@ class octree {
           Kokkos::view_alloc(Kokkos::WithoutInitializing, "sweep::nbody::quadrupoles"), m_nodes.extent(0));
     for (int level = levels() - 1; level >= 0; --level) {
       const index_t lo = m_level_offsets[level], hi = m_level_offsets[level + 1];
-      Kokkos::parallel_for("sweep::nbody::summarize", Kokkos::RangePolicy<ExecSpace>(space, 0, hi - lo),
+      Kokkos::parallel_for("sweep::nbody::summarize", sweep::detail::range_policy<ExecSpace>(space, 0, hi - lo),
                            detail::summarize_level<memory_space>{m_nodes, m_quads, m_codes, m_points, lo, level, m_cube,
                                                                  theta > 0 ? 1.0 / theta : 0.0});
     }

@@ -144,12 +144,12 @@ partition<Mem> costzones(const ExecSpace& space, const body_arrays<Mem>& b, int 
   const index_t n = b.size();
   Kokkos::View<index_t*, Mem> work(Kokkos::view_alloc(Kokkos::WithoutInitializing, "sweep::nbody::work"), n);
   const body_work<Mem> w{b.cost, {}};
-  Kokkos::parallel_for("sweep::nbody::work", Kokkos::RangePolicy<ExecSpace>(space, 0, n),
+  Kokkos::parallel_for("sweep::nbody::work", sweep::detail::range_policy<ExecSpace>(space, 0, n),
                        KOKKOS_LAMBDA(const index_t i) { work(i) = w(i); });
   const index_t total = exclusive_scan("sweep::nbody::costzones_scan", space, work, work, index_t(0));
   Kokkos::View<index_t*, Mem> cuts("sweep::nbody::cuts", parts + 1);
   Kokkos::parallel_for(
-      "sweep::nbody::costzones_cuts", Kokkos::RangePolicy<ExecSpace>(space, 0, parts + 1),
+      "sweep::nbody::costzones_cuts", sweep::detail::range_policy<ExecSpace>(space, 0, parts + 1),
       KOKKOS_LAMBDA(const index_t p) {
         // Zone p takes the bodies whose work starts in [p W / P, (p + 1) W / P).
         const index_t target = scaled(total, p, parts);
@@ -173,13 +173,13 @@ partition<Mem> random_parts(const ExecSpace& space, const body_arrays<Mem>& b, i
   Kokkos::View<std::int32_t*, Mem> slots(Kokkos::view_alloc(Kokkos::WithoutInitializing, "sweep::nbody::slots"), n);
   const auto id = b.id;
   Kokkos::parallel_for(
-      "sweep::nbody::random_keys", Kokkos::RangePolicy<ExecSpace>(space, 0, n), KOKKOS_LAMBDA(const index_t i) {
+      "sweep::nbody::random_keys", sweep::detail::range_policy<ExecSpace>(space, 0, n), KOKKOS_LAMBDA(const index_t i) {
         keys(i) = std::uint32_t(mix(std::uint64_t(id(i)) ^ mix(seed)) % std::uint64_t(parts));
       });
   sort_permutation("sweep::nbody::random_sort", space, keys, slots);
   Kokkos::View<index_t*, Mem> cuts("sweep::nbody::cuts", parts + 1);
   Kokkos::parallel_for(
-      "sweep::nbody::random_cuts", Kokkos::RangePolicy<ExecSpace>(space, 0, parts + 1),
+      "sweep::nbody::random_cuts", sweep::detail::range_policy<ExecSpace>(space, 0, parts + 1),
       KOKKOS_LAMBDA(const index_t p) { cuts(p) = lower_bound(keys, n, p); });
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cuts);
   return finish<Mem>(scheme::random, std::vector<index_t>(h.data(), h.data() + parts + 1), slots);
@@ -187,7 +187,7 @@ partition<Mem> random_parts(const ExecSpace& space, const body_arrays<Mem>& b, i
 
 template <class ExecSpace, class Mem>
 partition<Mem> orb(const ExecSpace& space, const body_arrays<Mem>& b, int parts) {
-  using Range = Kokkos::RangePolicy<ExecSpace>;
+  using Range = sweep::detail::range_policy<ExecSpace>;
   const index_t n = b.size();
   // Groups are contiguous ranges of `slots`: [begin[g], begin[g + 1]) owns
   // partitions [first[g], first[g] + count[g]).
@@ -333,7 +333,7 @@ struct balance_report {
 
 template <class ExecSpace, class Mem>
 balance_report measure_balance(const ExecSpace& space, const partition<Mem>& p, const body_arrays<Mem>& b) {
-  using Range = Kokkos::RangePolicy<ExecSpace>;
+  using Range = sweep::detail::range_policy<ExecSpace>;
   const index_t n = b.size();
   const int parts = p.parts();
   Kokkos::View<index_t*, Mem> prefix(Kokkos::view_alloc(Kokkos::WithoutInitializing, "sweep::nbody::work_prefix"),

@@ -99,7 +99,7 @@ struct diagnostics_sums {
 template <class ExecSpace, class Mem>
 void kick(const ExecSpace& space, const body_arrays<Mem>& b, double h) {
   Kokkos::parallel_for(
-      "sweep::nbody::kick", Kokkos::RangePolicy<ExecSpace>(space, 0, b.size()), KOKKOS_LAMBDA(const index_t i) {
+      "sweep::nbody::kick", sweep::detail::range_policy<ExecSpace>(space, 0, b.size()), KOKKOS_LAMBDA(const index_t i) {
         b.vx(i) += h * b.ax(i), b.vy(i) += h * b.ay(i), b.vz(i) += h * b.az(i);
       });
 }
@@ -108,7 +108,7 @@ void kick(const ExecSpace& space, const body_arrays<Mem>& b, double h) {
 template <class ExecSpace, class Mem>
 void drift(const ExecSpace& space, const body_arrays<Mem>& b, double h) {
   Kokkos::parallel_for(
-      "sweep::nbody::drift", Kokkos::RangePolicy<ExecSpace>(space, 0, b.size()), KOKKOS_LAMBDA(const index_t i) {
+      "sweep::nbody::drift", sweep::detail::range_policy<ExecSpace>(space, 0, b.size()), KOKKOS_LAMBDA(const index_t i) {
         b.x(i) += h * b.vx(i), b.y(i) += h * b.vy(i), b.z(i) += h * b.vz(i);
       });
 }
@@ -117,7 +117,7 @@ void drift(const ExecSpace& space, const body_arrays<Mem>& b, double h) {
 template <class ExecSpace, class Mem>
 diagnostics measure(const ExecSpace& space, const body_arrays<Mem>& b) {
   Kokkos::View<double*, Kokkos::HostSpace> s("sweep::nbody::diagnostics", 9);
-  Kokkos::parallel_reduce("sweep::nbody::diagnostics", Kokkos::RangePolicy<ExecSpace>(space, 0, b.size()),
+  Kokkos::parallel_reduce("sweep::nbody::diagnostics", sweep::detail::range_policy<ExecSpace>(space, 0, b.size()),
                           detail::diagnostics_sums<Mem>{9, b}, s);
   space.fence();
   diagnostics d;
@@ -133,7 +133,7 @@ std::uint64_t total_interactions(const ExecSpace& space, const body_arrays<Mem>&
   std::uint64_t sum = 0;
   const auto cost = b.cost;
   Kokkos::parallel_reduce(
-      "sweep::nbody::interactions", Kokkos::RangePolicy<ExecSpace>(space, 0, b.size()),
+      "sweep::nbody::interactions", sweep::detail::range_policy<ExecSpace>(space, 0, b.size()),
       KOKKOS_LAMBDA(const index_t i, std::uint64_t& acc) { acc += cost(i); }, sum);
   return sum;
 }

@@ -280,7 +280,7 @@ class qg_model {
     const double h2 = 1.0 / double((n - 1) * (n - 1));
     Kokkos::View<double* [4], typename ExecSpace::memory_space> rows("sweep::ocean::diagnostics", n);
     visit_indexer(m_q, [&](auto idx) {
-      Kokkos::parallel_for("sweep::ocean::diagnostics", Kokkos::RangePolicy<ExecSpace>(m_space, 1, n - 1),
+      Kokkos::parallel_for("sweep::ocean::diagnostics", sweep::detail::range_policy<ExecSpace>(m_space, 1, n - 1),
                            detail::diagnostics_rows<ExecSpace, decltype(idx)>{m_psi.data(), m_q.data(), rows, idx, n});
     });
     auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), rows);

@@ -84,10 +84,10 @@ class bvh {
     for (std::size_t i = 0; i < vertices.size(); ++i) hv(i) = vertices[i];
     Kokkos::deep_copy(m_vertices, hv);
     const index_t n = triangle_count();
-    Kokkos::parallel_for("sweep::raytrace::leaf_triangles", Kokkos::RangePolicy<ExecSpace>(space, 0, n),
+    Kokkos::parallel_for("sweep::raytrace::leaf_triangles", sweep::detail::range_policy<ExecSpace>(space, 0, n),
                          detail::leaf_triangles<memory_space>{m_vertices, m_indices, m_ids, m_tris});
     for (int l = depth() - 1; l >= 0; --l)
-      Kokkos::parallel_for("sweep::raytrace::refit", Kokkos::RangePolicy<ExecSpace>(space, 0, m_levels[l + 1] - m_levels[l]),
+      Kokkos::parallel_for("sweep::raytrace::refit", sweep::detail::range_policy<ExecSpace>(space, 0, m_levels[l + 1] - m_levels[l]),
                            detail::refit_level<memory_space>{m_nodes, m_tris, m_levels[l]});
     collapse(space);
   }
@@ -123,7 +123,7 @@ class bvh {
   // private member functions; call the constructor or refit() instead.
   void build(const ExecSpace& space) {
     sweep::detail::scoped_region region("sweep::raytrace::bvh::build");
-    using Range = Kokkos::RangePolicy<ExecSpace>;
+    using Range = sweep::detail::range_policy<ExecSpace>;
     const index_t n = triangle_count();
     Kokkos::View<aabb*, memory_space> boxes(Kokkos::view_alloc(Kokkos::WithoutInitializing, "sweep::raytrace::boxes"), n);
     Kokkos::parallel_for("sweep::raytrace::triangle_boxes", Range(space, 0, n),
@@ -149,7 +149,7 @@ class bvh {
       const index_t lo = m_levels[level], hi = m_levels[level + 1], width = hi - lo;
       detail::build_views<memory_space> v{boxes, m_ids, nodes, begin, end};
       Kokkos::parallel_for("sweep::raytrace::plan_splits",
-                           Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(space, 0, width),
+                           sweep::detail::range_policy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(space, 0, width),
                            detail::plan_splits<memory_space>{v, plans, lo, level, max_leaf, bins, m_options.median_depth});
       Kokkos::parallel_for("sweep::raytrace::flag_left", Range(space, 0, n + 1),
                            detail::flag_left<memory_space>{v, plans, flags, lo, hi, n, bins});
@@ -184,7 +184,7 @@ class bvh {
     for (int axis = 0; axis < 3; ++axis) {
       Kokkos::MinMaxScalar<float> mm;
       Kokkos::parallel_reduce(
-          "sweep::raytrace::root_box", Kokkos::RangePolicy<ExecSpace>(space, 0, n),
+          "sweep::raytrace::root_box", sweep::detail::range_policy<ExecSpace>(space, 0, n),
           KOKKOS_LAMBDA(const index_t t, Kokkos::MinMaxScalar<float>& acc) {
             const float a = boxes(t).lo[axis], b = boxes(t).hi[axis];
             if (a < acc.min_val) acc.min_val = a;
@@ -195,14 +195,14 @@ class bvh {
     }
     const aabb root{{lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]}};
     Kokkos::parallel_for(
-        "sweep::raytrace::root", Kokkos::RangePolicy<ExecSpace>(space, 0, 1), KOKKOS_LAMBDA(const index_t) {
+        "sweep::raytrace::root", sweep::detail::range_policy<ExecSpace>(space, 0, 1), KOKKOS_LAMBDA(const index_t) {
           nodes(0).lo = root.lo, nodes(0).hi = root.hi;
           begin(0) = 0, end(0) = std::int32_t(n);
         });
   }
 
   void collapse(const ExecSpace& space) {
-    using Range = Kokkos::RangePolicy<ExecSpace>;
+    using Range = sweep::detail::range_policy<ExecSpace>;
     const auto nodes = m_nodes;
     // Triangle blocks: ceil(count / 4) per leaf, numbered by a scan.
     Kokkos::View<std::int32_t*, memory_space> first_block("sweep::raytrace::first_block", node_count() + 1);

@@ -89,7 +89,7 @@ struct packet_backend {
   static void run_packets(const std::string& label, const ExecSpace& space, index_t packets, const bvh_view<Mem>& b,
                           const Rays& rays, const Out& out, const trace_options& opt, index_t n, bool,
                           const Stats& s) {
-    Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>> policy(space, 0, packets);
+    sweep::detail::range_policy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>> policy(space, 0, packets);
     policy.set_chunk_size(4);
     Kokkos::parallel_reduce(label + "::packets", policy,
                             packet_kernel<packet<L, packet_backend>, Any, Reorder, Mem, Rays, Out>{5, b, rays, out, opt, n},

@@ -135,7 +135,7 @@ template <class ExecSpace, class Rays>
 std::uint64_t enabled_rays(const ExecSpace& space, const Rays& rays) {
   std::uint64_t n = 0;
   Kokkos::parallel_reduce(
-      "sweep::raytrace::enabled_rays", Kokkos::RangePolicy<ExecSpace>(space, 0, rays.extent(0)),
+      "sweep::raytrace::enabled_rays", sweep::detail::range_policy<ExecSpace>(space, 0, rays.extent(0)),
       KOKKOS_LAMBDA(const index_t i, std::uint64_t& acc) { acc += rays(i).tmin <= rays(i).tmax; }, n);
   return n;
 }
@@ -175,7 +175,7 @@ ray_view<typename ExecSpace::memory_space> primary_rays(const ExecSpace& space, 
   const float aspect = float(width) / float(height);
   const vec3f eye = cam.eye;
   Kokkos::parallel_for(
-      "sweep::raytrace::primary_rays", Kokkos::RangePolicy<ExecSpace>(space, 0, tl.count()),
+      "sweep::raytrace::primary_rays", sweep::detail::range_policy<ExecSpace>(space, 0, tl.count()),
       KOKKOS_LAMBDA(const index_t i) {
         int x, y, s;
         tl.pixel(i, x, y, s);
@@ -201,7 +201,7 @@ ray_view<typename ExecSpace::memory_space> shadow_rays(const ExecSpace& space, c
   const auto v = tree.vertices();
   const auto idx = tree.indices();
   Kokkos::parallel_for(
-      "sweep::raytrace::shadow_rays", Kokkos::RangePolicy<ExecSpace>(space, 0, primary.extent(0)),
+      "sweep::raytrace::shadow_rays", sweep::detail::range_policy<ExecSpace>(space, 0, primary.extent(0)),
       KOKKOS_LAMBDA(const index_t i) {
         const hit& h = hits(i);
         ray r{light, vec3f{0, 0, 1}, 1, 0};  // disabled unless lit
@@ -231,7 +231,7 @@ ray_view<typename ExecSpace::memory_space> diffuse_rays(const ExecSpace& space, 
   const aabb box = tree.bounds();
   const float offset = 1e-4f * float(sweep::detail::square_root(double(dot(box.hi - box.lo, box.hi - box.lo))));
   Kokkos::parallel_for(
-      "sweep::raytrace::diffuse_rays", Kokkos::RangePolicy<ExecSpace>(space, 0, n * per_hit),
+      "sweep::raytrace::diffuse_rays", sweep::detail::range_policy<ExecSpace>(space, 0, n * per_hit),
       KOKKOS_LAMBDA(const index_t j) {
         const index_t i = j / per_hit;
         const hit& h = hits(i);
@@ -293,7 +293,7 @@ render_result render(const ExecSpace& space, const bvh<ExecSpace>& tree, const c
   const auto idx = tree.indices();
   const bool with_shadows = o.shadows;
   Kokkos::parallel_for(
-      "sweep::raytrace::shade", Kokkos::RangePolicy<ExecSpace>(space, 0, index_t(o.width) * o.height),
+      "sweep::raytrace::shade", sweep::detail::range_policy<ExecSpace>(space, 0, index_t(o.width) * o.height),
       KOKKOS_LAMBDA(const index_t pix) {
         const int x = int(pix % tl.width), y = int(pix / tl.width);
         float c[3] = {0, 0, 0};

@@ -80,7 +80,7 @@ trace_stats trace(const ExecSpace& space, const bvh<ExecSpace>& tree, const Rays
       opt.mode == trace_mode::single || (opt.mode == trace_mode::automatic && !tuning<ExecSpace>::raytrace::automatic_packets);
   if (single) {
     Kokkos::parallel_for(std::string(where) + "::single",
-                         Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(space, 0, n).set_chunk_size(256),
+                         sweep::detail::range_policy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(space, 0, n).set_chunk_size(256),
                          single_kernel<Any, backend, Mem, Rays, Out>{b, rays, out});
     return st;
   }
