@@ -45,7 +45,8 @@ console::console(const console_options& options)
     : m_mode(options.quiet      ? mode::off
              : options.progress ? (isatty(STDERR_FILENO) ? mode::live : mode::lines)
              : isatty(STDERR_FILENO) ? mode::live
-                                     : mode::off) {}
+                                     : mode::off),
+      m_stdout_tty(isatty(STDOUT_FILENO) != 0) {}
 
 console::~console() { clear(); }
 
@@ -60,7 +61,8 @@ void console::data(const char* format, ...) {
   va_start(args, format);
   const std::string s = format_text(format, args);
   va_end(args);
-  clear();
+  // Only a terminal showing both streams needs the status line out of the way.
+  if (m_stdout_tty) clear();
   write_all(stdout, s);
 }
 

@@ -10,10 +10,10 @@
 // Progress is shown when stderr is a terminal (status lines redraw one
 // line in place with a carriage return, as other tools do) or with
 // --progress (then every status and note is a line of its own, for logs);
-// --quiet shows none. Before data is written a live status line is
-// cleared, and data leaves in one write per call, so a terminal or a file
-// that receives both streams never has a progress message inside a data
-// line. Errors are not progress: apps print them to stderr directly.
+// --quiet shows none. When stdout is a terminal too, a live status line
+// is cleared before data is written; data leaves in one write per call
+// and progress lines are whole, so a terminal or a file that receives both
+// streams never has a progress message inside a data line. Errors are not progress: apps print them to stderr directly.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -51,6 +51,7 @@ class console {
  private:
   enum class mode { off, lines, live };
   mode m_mode;
+  bool m_stdout_tty;
   std::size_t m_live = 0;  ///< characters of the live status line shown
 };
 
