@@ -49,6 +49,14 @@ void print_tuning_field(std::ostream& os, const char* group, const char* name, c
   os << "tuning." << group << '.' << name << ": " << value << '\n';
 }
 
+/// tuning<>::ocean::strips_per_thread, which only host spaces have (a
+/// template, so that the test is on a dependent type).
+template <class Ocean>
+void print_strips_per_thread(std::ostream& os) {
+  if constexpr (requires { Ocean::strips_per_thread; })
+    print_tuning_field(os, "ocean", "strips_per_thread", Ocean::strips_per_thread);
+}
+
 /// A tuning function of the size, shown at two sizes.
 template <class F>
 void print_tuning_function(std::ostream& os, const char* group, const char* name, F&& at) {
@@ -99,8 +107,7 @@ inline void print_configuration(std::ostream& os) {
   detail::print_tuning_function(os, "bitmask", "grain", [&](index_t n) { return tune::bitmask::grain(exec, n); });
   detail::print_tuning_field(os, "bitmask", "words_per_task", tune::bitmask::words_per_task);
   detail::print_tuning_field(os, "ocean", "team_size", tune::ocean::team_size);
-  if constexpr (requires { tune::ocean::strips_per_thread; })
-    detail::print_tuning_field(os, "ocean", "strips_per_thread", tune::ocean::strips_per_thread);
+  detail::print_strips_per_thread<typename tune::ocean>(os);
   os << "tuning.ocean.strip_rows: " << tune::ocean::strip_rows(exec, 512) << " at 512 interior rows, "
      << tune::ocean::strip_rows(exec, 4096) << " at 4096\n";
   detail::print_tuning_field(os, "ocean", "tile_rows", tune::ocean::tile_rows);
