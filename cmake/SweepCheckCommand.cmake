@@ -1,18 +1,27 @@
-# cmake -DCOMMAND=<;-list> -DEXPECT_RC=<n> [-DEXPECT_REGEX=<re>] [-DEXPECT_FILES=<;-list>]
-#       [-DEXPECT_ABSENT=<;-list>] [-DCLEAN_DIR=<dir>] -P SweepCheckCommand.cmake
-# Runs COMMAND and fails unless it exits with EXPECT_RC, its stdout+stderr
-# match EXPECT_REGEX, every file in EXPECT_FILES exists afterwards and none
-# in EXPECT_ABSENT does.
+# cmake -DCOMMAND=<;-list> -DEXPECT_RC=<n> [-DEXPECT_REGEX=<re>] [-DREJECT_REGEX=<re>]
+#       [-DEXPECT_FILES=<;-list>] [-DEXPECT_ABSENT=<;-list>] [-DCLEAN_DIR=<dir>] [-DMERGE=ON]
+#       -P SweepCheckCommand.cmake
+# Runs COMMAND and fails unless it exits with EXPECT_RC, its output matches
+# EXPECT_REGEX and not REJECT_REGEX, every file in EXPECT_FILES exists
+# afterwards and none in EXPECT_ABSENT does. The output is stdout followed
+# by stderr, or with MERGE both as they were written into one pipe.
 if(CLEAN_DIR)
   file(REMOVE_RECURSE "${CLEAN_DIR}")
 endif()
-execute_process(COMMAND ${COMMAND} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-set(all "${out}${err}")
+if(MERGE)
+  execute_process(COMMAND ${COMMAND} RESULT_VARIABLE rc OUTPUT_VARIABLE all ERROR_VARIABLE all)
+else()
+  execute_process(COMMAND ${COMMAND} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  set(all "${out}${err}")
+endif()
 if(NOT rc STREQUAL "${EXPECT_RC}")
   message(FATAL_ERROR "exit status ${rc}, expected ${EXPECT_RC}\n${all}")
 endif()
 if(DEFINED EXPECT_REGEX AND NOT all MATCHES "${EXPECT_REGEX}")
   message(FATAL_ERROR "output does not match '${EXPECT_REGEX}':\n${all}")
+endif()
+if(REJECT_REGEX AND all MATCHES "${REJECT_REGEX}")
+  message(FATAL_ERROR "output matches '${REJECT_REGEX}' ('${CMAKE_MATCH_0}'):\n${all}")
 endif()
 foreach(f IN LISTS EXPECT_FILES)
   if(NOT EXISTS "${f}")

@@ -5,9 +5,11 @@
 // projected density go to the output folder; the final bodies can be
 // written to a file. `--scheme all` runs the same steps once per
 // load-balance scheme and prints the work balance vs locality table.
-// Progress goes to stderr. Exit status: 0 on success, 2 on bad arguments
-// or input (nothing is written then).
+// Progress goes to stderr (see apps/common/console.hpp). Exit status: 0 on
+// success, 2 on bad arguments or input (nothing is written then).
+#include "console.hpp"
 #include "density.hpp"
+#include "startup.hpp"
 
 #include <sweep/nbody.hpp>
 
@@ -55,7 +57,7 @@ struct run_summary {
 };
 
 run_summary run(const run_options& o, const std::vector<nb::body>& bodies, nb::simulation_parameters p,
-                bool verbose, const galaxy_app::view_window& window) {
+                bool verbose, const galaxy_app::view_window& window, sweep_apps::console& out) {
   Kokkos::DefaultExecutionSpace space;
   nb::simulation<> sim(space, bodies, p);
   const auto d0 = sim.measure();
@@ -67,12 +69,12 @@ run_summary run(const run_options& o, const std::vector<nb::body>& bodies, nb::s
     char name[64];
     std::snprintf(name, sizeof name, "density_%06d.png", step);
     const double top = galaxy_app::write_density(sim.bodies(), window, o.out / name, o.image_size);
-    std::fprintf(stderr, "  frame %s (scale top: %.3g of the mass per pixel; 3 decades shown)\n", name, top);
+    out.note("  frame %s (scale top: %.3g of the mass per pixel; 3 decades shown)", name, top);
   };
   if (verbose) {
-    std::printf("# step time energy rel_energy_drift momentum interactions imbalance step_ms bbox_ms build_ms "
+    out.data("# step time energy rel_energy_drift momentum interactions imbalance step_ms bbox_ms build_ms "
                 "summarize_ms partition_ms force_ms integrate_ms\n");
-    std::printf("0 0 %.9e 0 %.3e %llu %.4f 0 0 0 0 0 0 0\n", s.e0, norm3(d0.momentum),
+    out.data("0 0 %.9e 0 %.3e %llu %.4f 0 0 0 0 0 0 0\n", s.e0, norm3(d0.momentum),
                 static_cast<unsigned long long>(sim.last().interactions), sim.last().imbalance);
     frame(0);
   }
@@ -89,14 +91,14 @@ run_summary run(const run_options& o, const std::vector<nb::body>& bodies, nb::s
     s.phases.bbox += t.bbox, s.phases.build += t.build, s.phases.summarize += t.summarize;
     s.phases.partition += t.partition, s.phases.force += t.force, s.phases.integrate += t.integrate;
     if (verbose) {
-      std::printf("%d %.6g %.9e %.3e %.3e %llu %.4f %.3f %.3f %.3f %.3f %.3f %.3f %.3f\n", k, r.time, d.energy(),
+      out.data("%d %.6g %.9e %.3e %.3e %llu %.4f %.3f %.3f %.3f %.3f %.3f %.3f %.3f\n", k, r.time, d.energy(),
                   drift, norm3(d.momentum), static_cast<unsigned long long>(r.interactions), r.imbalance,
                   1e3 * t.total(), 1e3 * t.bbox, 1e3 * t.build, 1e3 * t.summarize, 1e3 * t.partition,
                   1e3 * t.force, 1e3 * t.integrate);
       if (k % every == 0 || k == o.steps) frame(k);
       if (k % std::max(1, o.steps / 20) == 0)
-        std::fprintf(stderr, "step %d/%d  t = %.3f  %.1f ms/step  dE/E = %.2e\n", k, o.steps, r.time,
-                     1e3 * s.seconds / k, drift);
+        out.status("step %d/%d  t = %.3f  %.1f ms/step  dE/E = %.2e", k, o.steps, r.time, 1e3 * s.seconds / k,
+                   drift);
     }
   }
   s.imbalance /= o.steps;
@@ -105,7 +107,7 @@ run_summary run(const run_options& o, const std::vector<nb::body>& bodies, nb::s
   return s;
 }
 
-int main_run(run_options& o) {
+int main_run(run_options& o, sweep_apps::console& out) {
   // Bad parameters or input throw here, before anything is written.
   nb::detail::check_parameters(o.sim, "galaxy");
   const auto bodies = initial_bodies(o);
@@ -120,37 +122,36 @@ int main_run(run_options& o) {
     schemes.push_back(names.at(o.scheme));
   Kokkos::DefaultExecutionSpace space;
   const int parts = o.sim.partitions > 0 ? o.sim.partitions : nb::default_partitions(space);
-  std::fprintf(stderr,
-               "galaxy: N = %zu (%s), %d steps of dt = %g, eps = %g, theta = %g (%s), leaf %d, %d partitions, on %s "
-               "(concurrency %d)\n",
-               bodies.size(), o.input.empty() ? o.model.c_str() : o.input.c_str(), o.steps, o.sim.dt, o.sim.eps,
-               o.sim.theta, o.sim.quadrupole ? "quadrupole" : "monopole", o.sim.leaf_capacity, parts,
-               Kokkos::DefaultExecutionSpace::name(), space.concurrency());
+  out.note("galaxy: N = %zu (%s), %d steps of dt = %g, eps = %g, theta = %g (%s), leaf %d, %d partitions, on %s "
+           "(concurrency %d)",
+           bodies.size(), o.input.empty() ? o.model.c_str() : o.input.c_str(), o.steps, o.sim.dt, o.sim.eps,
+           o.sim.theta, o.sim.quadrupole ? "quadrupole" : "monopole", o.sim.leaf_capacity, parts,
+           Kokkos::DefaultExecutionSpace::name(), space.concurrency());
   if (o.frame_every >= 0 && schemes.size() == 1) std::filesystem::create_directories(o.out);
   const auto window = galaxy_app::window_for(bodies);
   std::vector<std::pair<nb::scheme, run_summary>> results;
   for (auto s : schemes) {
     auto p = o.sim;
     p.balance = s;
-    if (schemes.size() > 1) std::fprintf(stderr, "scheme %s ...\n", nb::to_string(s));
-    results.emplace_back(s, run(o, bodies, p, schemes.size() == 1, window));
+    if (schemes.size() > 1) out.status("scheme %s ...", nb::to_string(s));
+    results.emplace_back(s, run(o, bodies, p, schemes.size() == 1, window, out));
   }
   if (schemes.size() > 1) {
-    std::printf("# work balance vs locality: %zu bodies, %d steps, %d partitions\n", bodies.size(), o.steps, parts);
-    std::printf("# scheme imbalance(max/mean work) runs(Morton runs per partition: 1 = one compact zone) force_ms_per_step "
+    out.data("# work balance vs locality: %zu bodies, %d steps, %d partitions\n", bodies.size(), o.steps, parts);
+    out.data("# scheme imbalance(max/mean work) runs(Morton runs per partition: 1 = one compact zone) force_ms_per_step "
                 "step_ms_per_step\n");
     for (const auto& [s, r] : results)
-      std::printf("%s %.4f %.1f %.3f %.3f\n", nb::to_string(s), r.imbalance, r.runs, 1e3 * r.force / o.steps,
+      out.data("%s %.4f %.1f %.3f %.3f\n", nb::to_string(s), r.imbalance, r.runs, 1e3 * r.force / o.steps,
                   1e3 * r.seconds / o.steps);
   }
   const auto& last = results.back().second;
-  std::printf("# summary: %zu bodies, %d steps to t = %g, %.3f s/step (force %.3f s), %.3g interactions/step, "
+  out.data("# summary: %zu bodies, %d steps to t = %g, %.3f s/step (force %.3f s), %.3g interactions/step, "
               "max relative energy drift %.3e, mean imbalance %.4f\n",
               bodies.size(), o.steps, o.steps * o.sim.dt, last.seconds / o.steps, last.force / o.steps,
               last.interactions / o.steps, last.drift, last.imbalance);
   if (!o.write.empty()) {
     nb::write_bodies(o.write, last.final_bodies);
-    std::fprintf(stderr, "wrote %s\n", o.write.c_str());
+    out.note("wrote %s", o.write.c_str());
   }
   return 0;
 }
@@ -158,7 +159,7 @@ int main_run(run_options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  Kokkos::ScopeGuard kokkos(argc, argv);
+  sweep_apps::startup start(argc, argv);
   run_options o;
   CLI::App app{"Barnes-Hut galaxy simulation on Sweep (octree, cost zones / ORB load balance)"};
   app.add_option("-m,--model", o.model, "initial conditions")
@@ -183,17 +184,25 @@ int main(int argc, char** argv) {
   app.add_option("--frame-every", o.frame_every, "steps between PNG frames (0: steps / 10, -1: none)");
   app.add_option("--image-size", o.image_size, "frame edge in pixels")->check(CLI::Range(16, 8192))->capture_default_str();
   app.add_option("-o,--out", o.out, "folder for the frames")->capture_default_str();
+  sweep_apps::console_options co;
+  sweep_apps::add_console_options(app, co);
+  start.describe(app);
   try {
-    app.parse(argc, argv);
+    app.parse(start.argc(), start.argv());
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
+  if (start.kokkos_help()) return start.print_kokkos_help();
+  start.initialize();
+  sweep_apps::console out(co);
   try {
-    return main_run(o);
+    return main_run(o, out);
   } catch (const std::invalid_argument& e) {
+    out.clear();
     std::fprintf(stderr, "galaxy: %s\n", e.what());
     return 2;
   } catch (const std::exception& e) {
+    out.clear();
     std::fprintf(stderr, "galaxy: %s\n", e.what());
     return 1;
   }

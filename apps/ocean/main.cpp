@@ -2,9 +2,12 @@
 // up from rest. Each step prints its elliptic solve (V-cycles, relative
 // residual) and time to stdout; PNG frames of the stream function and the
 // relative vorticity go to the output folder; a summary closes the run.
-// Progress goes to stderr. Exit status: 0 on success, 1 when a solve fails
-// (not converged within the cycle limit, or diverged), 2 on bad arguments.
+// Progress goes to stderr (see apps/common/console.hpp). Exit status: 0 on
+// success, 1 when a solve fails (not converged within the cycle limit, or
+// diverged), 2 on bad arguments.
+#include "console.hpp"
 #include "frames.hpp"
+#include "startup.hpp"
 
 #include <sweep/ocean.hpp>
 
@@ -31,7 +34,7 @@ struct run_options {
 };
 
 /// psi and the relative vorticity zeta = q + F psi on the host.
-void write_frames(const so::qg_model<>& model, const run_options& o, int step) {
+void write_frames(const so::qg_model<>& model, const run_options& o, int step, sweep_apps::console& out) {
   auto psi = model.psi().to_host();
   auto zeta = model.q().to_host();
   for (std::size_t k = 0; k < zeta.size(); ++k) zeta.data()[k] += model.parameters().deformation * psi.data()[k];
@@ -40,29 +43,27 @@ void write_frames(const so::qg_model<>& model, const run_options& o, int step) {
   const double ps = ocean_app::write_frame(psi, o.out / name, o.image_size);
   std::snprintf(name, sizeof name, "vorticity_%06d.png", step);
   const double zs = ocean_app::write_frame(zeta, o.out / name, o.image_size);
-  std::fprintf(stderr, "  frames for step %d: |psi| <= %.3e, |zeta| <= %.3e (colour bar: blue -max .. red +max)\n",
-               step, ps, zs);
+  out.note("  frames for step %d: |psi| <= %.3e, |zeta| <= %.3e (colour bar: blue -max .. red +max)", step, ps, zs);
 }
 
-int run(const run_options& o) {
+int run(const run_options& o, sweep_apps::console& out) {
   using clock = std::chrono::steady_clock;
   Kokkos::DefaultExecutionSpace space;
   so::qg_model<> model(space, o.model);
   const auto& p = model.parameters();
   std::filesystem::create_directories(o.out);
   const int every = o.frame_every > 0 ? o.frame_every : std::max(1, o.steps / 10);
-  std::fprintf(stderr,
-               "ocean: n = %lld (%s), dt = %.4g, beta = %g, wind = %g, friction = %g, viscosity = %g, F = %g, "
-               "tolerance = %g, on %s (concurrency %d)\n",
-               static_cast<long long>(p.n), so::to_string(p.layout.kind), p.dt, p.beta, p.wind, p.friction,
-               p.viscosity, p.deformation, p.solver.tolerance, Kokkos::DefaultExecutionSpace::name(),
-               space.concurrency());
+  out.note("ocean: n = %lld (%s), dt = %.4g, beta = %g, wind = %g, friction = %g, viscosity = %g, F = %g, "
+           "tolerance = %g, on %s (concurrency %d)",
+           static_cast<long long>(p.n), so::to_string(p.layout.kind), p.dt, p.beta, p.wind, p.friction, p.viscosity,
+           p.deformation, p.solver.tolerance, Kokkos::DefaultExecutionSpace::name(), space.concurrency());
   so::grid<> rest("rest", p.n, p.layout);
   if (!model.set_vorticity(rest).converged()) {
+    out.clear();
     std::fprintf(stderr, "ocean: the initial solve failed\n");
     return 1;
   }
-  std::printf("# step time cycles relative_residual step_ms energy max_abs_psi\n");
+  out.data("# step time cycles relative_residual step_ms energy max_abs_psi\n");
   double total = 0;
   long cycles = 0;
   const auto start = clock::now();
@@ -74,6 +75,7 @@ int run(const run_options& o) {
     total += ms;
     cycles += st.cycles;
     if (!st.converged()) {
+      out.clear();
       std::fprintf(stderr,
                    "ocean: step %d: the elliptic solve %s after %d V-cycles (relative residual %.3e, tolerance "
                    "%.3e); stopping. Lower dt, raise --max-cycles or relax --tolerance.\n",
@@ -81,15 +83,15 @@ int run(const run_options& o) {
       return 1;
     }
     const auto d = model.diagnostics();
-    std::printf("%d %.6g %d %.3e %.3f %.6e %.6e\n", s, model.time(), st.cycles, st.relative_residual, ms, d.energy,
+    out.data("%d %.6g %d %.3e %.3f %.6e %.6e\n", s, model.time(), st.cycles, st.relative_residual, ms, d.energy,
                 d.max_abs_psi);
-    if (s % every == 0 || s == o.steps) write_frames(model, o, s);
+    if (s % every == 0 || s == o.steps) write_frames(model, o, s, out);
     if (s % std::max(1, o.steps / 20) == 0)
-      std::fprintf(stderr, "step %d/%d  t = %.3f  %.1f ms/step\n", s, o.steps, model.time(), total / s);
+      out.status("step %d/%d  t = %.3f  %.1f ms/step", s, o.steps, model.time(), total / s);
   }
   const double wall = std::chrono::duration<double>(clock::now() - start).count();
   const auto d = model.diagnostics();
-  std::printf("# summary: %d steps of dt = %.4g to t = %.4g in %.2f s (%.2f ms/step, %.2f V-cycles/step), "
+  out.data("# summary: %d steps of dt = %.4g to t = %.4g in %.2f s (%.2f ms/step, %.2f V-cycles/step), "
               "energy %.6e, enstrophy %.6e, max |psi| %.6e, frames in %s\n",
               o.steps, p.dt, model.time(), wall, total / o.steps, double(cycles) / o.steps, d.energy, d.enstrophy,
               d.max_abs_psi, o.out.string().c_str());
@@ -99,7 +101,7 @@ int run(const run_options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  Kokkos::ScopeGuard kokkos(argc, argv);
+  sweep_apps::startup start(argc, argv);
   run_options o;
   std::string layout = "row_major";
   CLI::App app{"Wind-driven double-gyre ocean (barotropic QG) on Sweep's multigrid solver"};
@@ -140,8 +142,11 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(16, 8192))
       ->capture_default_str();
   app.add_option("-o,--out", o.out, "folder for the frames")->capture_default_str();
+  sweep_apps::console_options co;
+  sweep_apps::add_console_options(app, co);
+  start.describe(app);
   try {
-    app.parse(argc, argv);
+    app.parse(start.argc(), start.argv());
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
@@ -151,12 +156,17 @@ int main(int argc, char** argv) {
   }
   o.model.layout.kind = layout == "row_major" ? so::layout::row_major : so::layout::block_major;
   if (o.deformation_radius > 0) o.model.deformation = 1.0 / (o.deformation_radius * o.deformation_radius);
+  if (start.kokkos_help()) return start.print_kokkos_help();
+  start.initialize();
+  sweep_apps::console out(co);
   try {
-    return run(o);
+    return run(o, out);
   } catch (const std::invalid_argument& e) {
+    out.clear();
     std::fprintf(stderr, "ocean: %s\n", e.what());
     return 2;
   } catch (const std::exception& e) {
+    out.clear();
     std::fprintf(stderr, "ocean: %s\n", e.what());
     return 1;
   }

@@ -2,11 +2,13 @@
 // Sweep's BVH: Lambert shading, a point light with shadows, ambient
 // occlusion. Prints the BVH build time and, per ray kind (primary, shadow,
 // diffuse), rays, Mrays/s and packet utilisation; writes a PNG. Progress
-// goes to stderr. The PNG is written to a temporary name and renamed when
+// goes to stderr (see apps/common/console.hpp). The PNG is written to a temporary name and renamed when
 // complete, so a failed run leaves no image behind. Exit status: 0 on
 // success, 2 on bad arguments or input (missing or malformed mesh, bad
 // resolution), 1 on other failures.
+#include "console.hpp"
 #include "image.hpp"
+#include "startup.hpp"
 
 #include <sweep/raytrace.hpp>
 #include <sweep/raytrace/mesh_io.hpp>
@@ -69,19 +71,19 @@ void write_png(const rt::render_result& r, const std::filesystem::path& path) {
   std::filesystem::rename(tmp, path);
 }
 
-int run(const run_options& o) {
+int run(const run_options& o, sweep_apps::console& out) {
   using clock = std::chrono::steady_clock;
   Kokkos::DefaultExecutionSpace space;
   std::string name;
   const auto m = load(o, name);
-  std::fprintf(stderr, "raytrace: %s: %zu triangles (%zu degenerate skipped), %zu vertices, on %s (concurrency %d)\n",
-               name.c_str(), m.triangles.size(), m.degenerate, m.vertices.size(), Kokkos::DefaultExecutionSpace::name(),
-               space.concurrency());
+  out.note("raytrace: %s: %zu triangles (%zu degenerate skipped), %zu vertices, on %s (concurrency %d)", name.c_str(),
+           m.triangles.size(), m.degenerate, m.vertices.size(), Kokkos::DefaultExecutionSpace::name(),
+           space.concurrency());
   auto t0 = clock::now();
   const rt::bvh<> tree(space, m);
   space.fence();
   const double build = std::chrono::duration<double>(clock::now() - t0).count();
-  std::printf("bvh: %lld triangles, %lld binary nodes, %lld 4-wide nodes, depth %d, built in %.2f ms\n",
+  out.data("bvh: %lld triangles, %lld binary nodes, %lld 4-wide nodes, depth %d, built in %.2f ms\n",
               static_cast<long long>(tree.triangle_count()), static_cast<long long>(tree.node_count()),
               static_cast<long long>(tree.wide_node_count()), tree.depth(), 1e3 * build);
   rt::render_options ro;
@@ -94,22 +96,22 @@ int run(const run_options& o) {
                  : o.isa == "avx512" ? rt::trace_isa::avx512
                                      : rt::trace_isa::automatic;
   const auto cam = rt::camera::framing(m.bounds());
-  std::fprintf(stderr, "rendering %d x %d, %d sample(s), %d AO ray(s) per hit, mode %s, packets of %d (%s lanes) ...\n",
-               o.width, o.height, o.samples, o.ao, rt::to_string(ro.trace.mode), o.packet,
-               rt::to_string(rt::packet_isa(ro.trace.isa)));
+  out.status("rendering %d x %d, %d sample(s), %d AO ray(s) per hit, mode %s, packets of %d (%s lanes) ...", o.width,
+             o.height, o.samples, o.ao, rt::to_string(ro.trace.mode), o.packet,
+             rt::to_string(rt::packet_isa(ro.trace.isa)));
   t0 = clock::now();
   const auto r = rt::render(space, tree, cam, ro);
   const double total = std::chrono::duration<double>(clock::now() - t0).count();
-  std::printf("# kind rays ms Mrays/s packet_utilisation compactions single_fallbacks\n");
+  out.data("# kind rays ms Mrays/s packet_utilisation compactions single_fallbacks\n");
   for (const auto& [kind, k] : {std::pair<const char*, const rt::kind_report&>{"primary", r.primary},
                                 {"shadow", r.shadow}, {"diffuse", r.diffuse}}) {
     if (k.rays == 0) continue;
-    std::printf("%s %llu %.2f %.2f %.3f %llu %llu\n", kind, static_cast<unsigned long long>(k.rays), 1e3 * k.seconds,
+    out.data("%s %llu %.2f %.2f %.3f %llu %llu\n", kind, static_cast<unsigned long long>(k.rays), 1e3 * k.seconds,
                 k.mrays_per_second(), k.stats.utilisation(), static_cast<unsigned long long>(k.stats.compactions),
                 static_cast<unsigned long long>(k.stats.single_fallbacks));
   }
   write_png(r, o.out);
-  std::printf("# summary: %s, %d x %d, %.1f ms in all, image %s\n", name.c_str(), o.width, o.height, 1e3 * total,
+  out.data("# summary: %s, %d x %d, %.1f ms in all, image %s\n", name.c_str(), o.width, o.height, 1e3 * total,
               o.out.string().c_str());
   return 0;
 }
@@ -117,7 +119,7 @@ int run(const run_options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  Kokkos::ScopeGuard kokkos(argc, argv);
+  sweep_apps::startup start(argc, argv);
   run_options o;
   CLI::App app{"Sweep's BVH ray tracer: Lambert shading, shadows, ambient occlusion"};
   app.add_option("-s,--scene", o.scene, "a scene by name")
@@ -135,17 +137,25 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "baseline", "avx512"}))
       ->capture_default_str();
   app.add_option("-o,--out", o.out, "PNG to write")->capture_default_str();
+  sweep_apps::console_options co;
+  sweep_apps::add_console_options(app, co);
+  start.describe(app);
   try {
-    app.parse(argc, argv);
+    app.parse(start.argc(), start.argv());
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
+  if (start.kokkos_help()) return start.print_kokkos_help();
+  start.initialize();
+  sweep_apps::console out(co);
   try {
-    return run(o);
+    return run(o, out);
   } catch (const std::invalid_argument& e) {
+    out.clear();
     std::fprintf(stderr, "raytrace: %s\n", e.what());
     return 2;
   } catch (const std::exception& e) {
+    out.clear();
     std::fprintf(stderr, "raytrace: %s\n", e.what());
     return 1;
   }

@@ -1,7 +1,12 @@
-// sweep: the tour of Sweep. Runs every capability at a small size, checks each
-// against a reference, and prints one table: capability, size, time, GB/s,
-// fraction of copy bandwidth, check. Progress goes to stderr, the table to
-// stdout; the exit status is non-zero when any check fails.
+// sweep: the tour of Sweep. Prints the configuration (sweep::print_configuration:
+// versions, backends, host ISA levels, tuning values), then runs every
+// capability at a small size, checks each against a reference, and prints
+// one table: capability, size, time, GB/s, fraction of copy bandwidth,
+// check. `--config` prints the configuration alone. Progress goes to stderr
+// (see apps/common/console.hpp), the configuration and the table to stdout;
+// the exit status is non-zero when any check fails, 2 on bad arguments.
+#include "console.hpp"
+#include "startup.hpp"
 #include "tour.hpp"
 
 #include <sweep/sweep.hpp>
@@ -10,22 +15,49 @@
 
 #include <cstdio>
 #include <iostream>
+#include <sstream>
 #include <string>
 
 int main(int argc, char** argv) {
-  Kokkos::ScopeGuard kokkos(argc, argv);
+  sweep_apps::startup start(argc, argv);
   tour::options opt;
   std::string out_dir = "sweep-tour-out";
+  bool config_only = false;
   CLI::App app{"Sweep tour: every capability at a small size, checked and timed"};
-  app.add_option("-l,--log2n", opt.log2n, "log2 of the elements per capability")->check(CLI::Range(4, 30));
-  app.add_option("-r,--repeats", opt.repeats, "timed runs per capability (best is shown)")->check(CLI::Range(1, 1000));
-  app.add_option("-o,--out", out_dir, "folder for images");
-  CLI11_PARSE(app, argc, argv);
+  app.add_option("-l,--log2n", opt.log2n, "log2 of the elements per capability")
+      ->check(CLI::Range(4, 30))
+      ->capture_default_str();
+  app.add_option("-r,--repeats", opt.repeats, "timed runs per capability (best is shown)")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  app.add_option("-o,--out", out_dir, "folder for images")->capture_default_str();
+  app.add_flag("--config", config_only,
+               "print the configuration (versions, backends, host ISA levels, tuning values, optional parts) and exit");
+  sweep_apps::console_options co;
+  sweep_apps::add_console_options(app, co);
+  start.describe(app);
+  try {
+    app.parse(start.argc(), start.argv());
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  if (start.kokkos_help()) return start.print_kokkos_help();
+  start.initialize();
+  sweep_apps::console out(co);
+  {
+    std::ostringstream config;
+    try {
+      sweep::print_configuration(config);
+    } catch (const std::invalid_argument& e) {
+      std::fprintf(stderr, "sweep: %s\n", e.what());
+      return 2;
+    }
+    out.data("%s", config.str().c_str());
+  }
+  if (config_only) return 0;
+  out.data("\n");
   opt.out_dir = out_dir;
   std::filesystem::create_directories(opt.out_dir);
-
-  std::fprintf(stderr, "sweep %s on %s (concurrency %d)\n", SWEEP_VERSION_STRING,
-               Kokkos::DefaultExecutionSpace::name(), Kokkos::DefaultExecutionSpace().concurrency());
   const std::vector<std::pair<const char*, tour::capability>> capabilities = {
       {"copy", tour::run_copy},
       {"scan", tour::run_scan},
@@ -37,18 +69,18 @@ int main(int argc, char** argv) {
   };
   std::vector<tour::row> rows;
   for (const auto& [name, run] : capabilities) {
-    std::fprintf(stderr, "running %s ...\n", name);
+    out.status("running %s ...", name);
     for (auto& r : run(opt)) rows.push_back(std::move(r));
   }
 
   const double copy_gbs = rows.front().bytes / rows.front().seconds * 1e-9;
-  std::printf("%-34s %12s %10s %8s %7s  %-5s %s\n", "capability", "size", "time ms", "GB/s", "x copy",
+  out.data("%-34s %12s %10s %8s %7s  %-5s %s\n", "capability", "size", "time ms", "GB/s", "x copy",
               "check", "detail");
   bool all = true;
   for (const auto& r : rows) {
     const double gbs = r.bytes / r.seconds * 1e-9;
     if (r.bytes > 0) {
-      std::printf("%-34s %12lld %10.3f %8.2f %7.2f  %-5s %s\n", r.capability.c_str(),
+      out.data("%-34s %12lld %10.3f %8.2f %7.2f  %-5s %s\n", r.capability.c_str(),
                   static_cast<long long>(r.size), r.seconds * 1e3, gbs, gbs / copy_gbs,
                   r.passed ? "pass" : "FAIL", r.note.c_str());
     } else {
@@ -59,13 +91,13 @@ int main(int argc, char** argv) {
         std::snprintf(rate, sizeof rate, "%.3g %s/s; ", r.items / r.seconds, r.unit.c_str());
         detail = rate + detail;
       }
-      std::printf("%-34s %12lld %10.3f %8s %7s  %-5s %s\n", r.capability.c_str(), static_cast<long long>(r.size),
+      out.data("%-34s %12lld %10.3f %8s %7s  %-5s %s\n", r.capability.c_str(), static_cast<long long>(r.size),
                   r.seconds * 1e3, "-", "-", r.passed ? "pass" : "FAIL", detail.c_str());
     }
     all = all && r.passed;
   }
   for (const auto& r : rows)
-    if (!r.figure.empty()) std::printf("\n%s", r.figure.c_str());
-  std::printf("%s\n", all ? "all checks passed" : "SOME CHECKS FAILED");
+    if (!r.figure.empty()) out.data("\n%s", r.figure.c_str());
+  out.data("%s\n", all ? "all checks passed" : "SOME CHECKS FAILED");
   return all ? 0 : 1;
 }

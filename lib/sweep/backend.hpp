@@ -66,3 +66,34 @@
 #define SWEEP_SECTION_PACKET
 #include <sweep/host/packet_backend.hpp>
 #endif
+
+// What print_configuration reports of this translation unit's backends
+// (configuration.hpp).
+#if defined(SWEEP_DISPATCH_CONFIGURATION) && !defined(SWEEP_SECTION_CONFIGURATION)
+#define SWEEP_SECTION_CONFIGURATION
+namespace sweep::detail {
+/// The Kokkos backends enabled, each after a space.
+inline constexpr const char kokkos_backends[] = ""
+#if defined(KOKKOS_ENABLE_SERIAL)
+                                                " Serial"
+#endif
+#if defined(KOKKOS_ENABLE_OPENMP)
+                                                " OpenMP"
+#endif
+#if defined(KOKKOS_ENABLE_THREADS)
+                                                " Threads"
+#endif
+#if defined(KOKKOS_ENABLE_CUDA)
+                                                " Cuda"
+#endif
+#if defined(KOKKOS_ENABLE_HIP)
+                                                " HIP"
+#endif
+#if defined(KOKKOS_ENABLE_SYCL)
+                                                " SYCL"
+#endif
+    ;
+/// True when Sweep's hand-written CUDA kernels are compiled in (lib/sweep/cuda/).
+inline constexpr bool cuda_kernels = SWEEP_BACKEND_CUDA;
+}  // namespace sweep::detail
+#endif

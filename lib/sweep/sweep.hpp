@@ -4,6 +4,7 @@
 
 #include <sweep/config.hpp>
 #include <sweep/core.hpp>
+#include <sweep/configuration.hpp>
 #include <sweep/bitmask_index.hpp>
 #include <sweep/monoid.hpp>
 #include <sweep/nbody.hpp>

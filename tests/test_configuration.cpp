@@ -1,0 +1,44 @@
+// sweep::print_configuration: it names the default space, follows the
+// ISA limit (SWEEP_HOST_ISA / set_isa_limit) and prints every tuning group.
+#include <sweep/configuration.hpp>
+
+#include "test_support.hpp"
+
+#include <sstream>
+#include <string>
+
+namespace {
+std::string configuration() {
+  std::ostringstream os;
+  sweep::print_configuration(os);
+  return os.str();
+}
+}  // namespace
+
+TEST_CASE("print_configuration names the versions, the default space and every tuning group") {
+  const std::string s = configuration();
+  CHECK(s.rfind(std::string("sweep: ") + SWEEP_VERSION_STRING + "\n", 0) == 0);
+  CHECK(s.find(std::string("default execution space: ") + Kokkos::DefaultExecutionSpace::name() + " (concurrency ") !=
+        std::string::npos);
+  CHECK(s.find(std::string(" ") + Kokkos::DefaultExecutionSpace::name()) < s.find("default execution space"));
+  for (const char* group : {"scan.chunk_bytes", "scan.team_size", "scan.tile_size", "scan.streaming_bytes",
+                            "scan.sequential_below", "sort.block_keys", "bitmask.grain", "bitmask.words_per_task",
+                            "ocean.team_size", "ocean.strip_rows", "ocean.tile_rows", "ocean.tile_cols",
+                            "raytrace.automatic_packets", "raytrace.packet_size", "raytrace.stack_size",
+                            "gravity.team_size"})
+    CHECK_MESSAGE(s.find(std::string("\ntuning.") + group + ": ") != std::string::npos, group);
+  CHECK(s.find("\nbuilt: mpi ") != std::string::npos);
+}
+
+TEST_CASE("print_configuration follows the ISA limit") {
+  {
+    sweep::host::scoped_isa_limit cap(sweep::host::isa::baseline);
+    const std::string s = configuration();
+    CHECK(s.find("limit baseline") != std::string::npos);
+    CHECK(s.find("active baseline") != std::string::npos);
+    CHECK(s.find("host isa.bitmask: baseline\n") != std::string::npos);
+    CHECK(s.find("host isa.raytrace: avx512") == std::string::npos);
+  }
+  const std::string s = configuration();
+  CHECK(s.find(std::string("active ") + sweep::host::to_string(sweep::host::active_isa()) + "\n") != std::string::npos);
+}
