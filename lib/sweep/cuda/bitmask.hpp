@@ -17,8 +17,6 @@
 // elements are read and written coalesced, one pass over mask and data.
 #pragma once
 
-#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__)
-
 #include <sweep/cuda/launch.hpp>
 #include <sweep/cuda/policy.hpp>
 #include <sweep/detail/bitmask_rank_select.hpp>
@@ -211,5 +209,3 @@ void stream(const Kokkos::Cuda& space, const std::string& where, const detail::r
 }
 
 }  // namespace sweep::cuda
-
-#endif

@@ -3,8 +3,6 @@
 // compiler is nvcc.
 #pragma once
 
-#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__)
-
 #include <stdexcept>
 #include <string>
 
@@ -19,5 +17,3 @@ inline void check_launch(const std::string& where) {
 }
 
 }  // namespace sweep::cuda
-
-#endif

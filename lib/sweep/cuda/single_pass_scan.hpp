@@ -6,7 +6,8 @@
 // size) are handed out in order by an atomic ticket, so a tile's
 // predecessors are always resident. A block loads its tile coalesced into
 // shared memory, each thread folds its items, the block scans the thread
-// totals (warp shuffles, then the warps' totals), and thread 0 publishes
+// totals (warp shuffles, then the warps' totals), and thread 0 runs the
+// look-back of detail/look_back.hpp: it publishes
 // the tile's aggregate (or its inclusive prefix, when the aggregate closes
 // the prefix: a segment head), walks back over its predecessors' published
 // values to the nearest inclusive prefix, and publishes its own. Every
@@ -15,12 +16,10 @@
 // 64-bit sizes throughout.
 #pragma once
 
-#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__)
-
 #include <sweep/cuda/launch.hpp>
 #include <sweep/cuda/policy.hpp>
 #include <sweep/cuda/warp_scan.hpp>
-#include <sweep/detail/scan_single_pass.hpp>
+#include <sweep/detail/look_back.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -39,27 +38,20 @@ struct io_monoid {
   }
 };
 
-template <class T>
-struct look_back_state {
-  int* flags;  // detail::chunk_empty / chunk_aggregate / chunk_inclusive
-  T* aggregates;
-  T* inclusives;
-  unsigned long long* ticket;
-};
-
 /// Shared-memory slot of tile element j: one pad slot per 32 elements, so
 /// the blocked reads (thread t reads t * Items + k) do not pile onto a few
 /// banks when Items is a multiple of two.
 __device__ __forceinline__ int padded(int j) { return j + (j >> 5); }
 
 template <int Threads, int Items, class IO, class T = typename IO::value_type>
-__global__ void __launch_bounds__(Threads) single_pass_kernel(IO io, T init, bool exclusive, look_back_state<T> st) {
+__global__ void __launch_bounds__(Threads) single_pass_kernel(IO io, T init, bool exclusive, detail::look_back_tiles<T> tiles,
+                                                              unsigned long long* ticket) {
   constexpr int tile = Threads * Items;
   __shared__ shared_array<T, tile + tile / 32> items;
   __shared__ shared_array<T, Threads / 32> warps;
   __shared__ shared_array<T, 1> tile_prefix;
   __shared__ long long tile_id;
-  if (threadIdx.x == 0) tile_id = static_cast<long long>(atomicAdd(st.ticket, 1ull));
+  if (threadIdx.x == 0) tile_id = static_cast<long long>(atomicAdd(ticket, 1ull));
   __syncthreads();
   const index_t c = tile_id;
   const index_t first = c * tile;
@@ -84,45 +76,7 @@ __global__ void __launch_bounds__(Threads) single_pass_kernel(IO io, T init, boo
   T aggregate;
   const T before = block_exclusive_scan<Threads>(local, op, aggregate, warps);
 
-  if (threadIdx.x == 0) {
-    T prefix = init;
-    if (c == 0) {
-      st.inclusives[0] = io.combine(init, aggregate);
-      __threadfence();
-      atomicExch(&st.flags[0], int(detail::chunk_inclusive));
-    } else {
-      const bool closed = detail::closes_prefix<IO>(aggregate);
-      if (closed) {
-        st.inclusives[c] = aggregate;
-        __threadfence();
-        atomicExch(&st.flags[c], int(detail::chunk_inclusive));
-      } else {
-        st.aggregates[c] = aggregate;
-        __threadfence();
-        atomicExch(&st.flags[c], int(detail::chunk_aggregate));
-      }
-      T behind = IO::identity();
-      index_t j = c - 1;
-      while (true) {
-        const int f = detail::volatile_load(&st.flags[j]);
-        if (f == detail::chunk_empty) continue;  // the predecessor is still folding
-        __threadfence();
-        if (f == detail::chunk_inclusive) {
-          behind = io.combine(detail::volatile_load(&st.inclusives[j]), behind);
-          break;
-        }
-        behind = io.combine(detail::volatile_load(&st.aggregates[j]), behind);
-        --j;
-      }
-      prefix = behind;
-      if (!closed) {
-        st.inclusives[c] = io.combine(prefix, aggregate);
-        __threadfence();
-        atomicExch(&st.flags[c], int(detail::chunk_inclusive));
-      }
-    }
-    tile_prefix[0] = prefix;
-  }
+  if (threadIdx.x == 0) tile_prefix[0] = tiles.resolve(io, c, aggregate, init);
   __syncthreads();
 
   // Each thread scans its items from its prefix, back into shared memory.
@@ -150,20 +104,15 @@ T single_pass_scan(const Kokkos::Cuda& space, const IO& io, const T& init, bool 
   const index_t n = io.n;
   if (n == 0) return init;
   const index_t tiles = (n + policy::tile - 1) / policy::tile;
-  Kokkos::View<int*, Kokkos::CudaSpace> flags(label + "::flags", tiles);
-  Kokkos::View<T*, Kokkos::CudaSpace> aggregates(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::aggregates"), tiles);
-  Kokkos::View<T*, Kokkos::CudaSpace> inclusives(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::inclusives"), tiles);
+  const detail::look_back_storage<T, Kokkos::CudaSpace> storage(label, tiles);
   Kokkos::View<unsigned long long, Kokkos::CudaSpace> ticket(label + "::ticket");
-  space.fence();  // the zeroed flags and ticket are in place
-  const look_back_state<T> st{flags.data(), aggregates.data(), inclusives.data(), ticket.data()};
+  space.fence();  // the zeroed status words and ticket are in place
   Kokkos::Profiling::pushRegion(label + "::cuda_single_pass");
   single_pass_kernel<policy::block_threads, policy::items_per_thread>
-      <<<static_cast<unsigned>(tiles), policy::block_threads, 0, space.cuda_stream()>>>(io, init, exclusive, st);
+      <<<static_cast<unsigned>(tiles), policy::block_threads, 0, space.cuda_stream()>>>(io, init, exclusive, storage.tiles(), ticket.data());
   Kokkos::Profiling::popRegion();
   check_launch(label + " (single-pass scan)");
-  return detail::read_element(inclusives, tiles - 1);
+  return storage.total();
 }
 
 }  // namespace sweep::cuda
-
-#endif

@@ -7,8 +7,6 @@
 // Included only when Kokkos has CUDA and the compiler is nvcc.
 #pragma once
 
-#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__)
-
 #include <sweep/cuda/launch.hpp>
 
 #include <cstring>
@@ -74,5 +72,3 @@ __device__ __forceinline__ T block_exclusive_scan(const T& v, const Op& op, T& t
 }
 
 }  // namespace sweep::cuda
-
-#endif

@@ -50,10 +50,6 @@ buffer_io<View, Op> make_buffer_io(const View& v, const Op& op) {
   return {v, v, op, static_cast<index_t>(v.extent(0))};
 }
 
-/// The scan group of the space's tuning (sweep/tuning.hpp).
-template <class ExecSpace>
-using scan_tuning = typename tuning<ExecSpace>::scan;
-
 /// A load that always goes to memory (no register or L1 reuse), for values
 /// another thread or block publishes while this one waits.
 template <class T>

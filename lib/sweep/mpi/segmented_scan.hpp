@@ -151,9 +151,9 @@ void segmented_scan(const char* where, MPI_Comm comm, const ExecSpace& space, co
     sweep::detail::check_scan_views(where, in, out);
     sweep::detail::require(!sweep::detail::overlap(out, sweep::detail::repr_view(segments)), where,
                            "out overlaps the segments' View; the scan would overwrite them");
-    sweep::detail::require(opt.algorithm != scan_algorithm::tiled && opt.algorithm != scan_algorithm::chunked, where,
-                           "algorithm ", to_string(opt.algorithm),
-                           " re-reads its own output and has no segmented form; use single_pass, blelloch or automatic");
+    sweep::detail::require(runs_segmented(opt.algorithm), where, "algorithm ", to_string(opt.algorithm),
+                           " re-reads its own output and has no segmented form; use one of ",
+                           segmented_algorithm_names());
     sweep::detail::require(opt.chunk_size >= 0, where, "chunk_size is ", opt.chunk_size,
                            "; it must not be negative");
     if constexpr (kind == sweep::detail::kind_offsets) {

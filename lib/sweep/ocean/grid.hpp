@@ -16,6 +16,7 @@
 
 #include <bit>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 namespace sweep::ocean {
@@ -163,6 +164,19 @@ decltype(auto) visit_indexer(const grid<MemorySpace>& g, F&& f) {
   if (g.storage_layout().kind == layout::row_major) return f(g.row_major());
   return f(g.block_major());
 }
+
+namespace detail {
+
+/// The indexer of type Indexer of g (the caller knows g's layout).
+template <class Indexer, class MemorySpace>
+Indexer indexer_of(const grid<MemorySpace>& g) {
+  if constexpr (std::is_same_v<Indexer, row_major_index>)
+    return g.row_major();
+  else
+    return g.block_major();
+}
+
+}  // namespace detail
 
 /// Copies src into dst (same size and layout), ring included.
 template <class ExecSpace, class MemorySpace>

@@ -1,0 +1,63 @@
+// The ocean's stencil backend on host spaces: one thread per strip walks
+// each row with plain pointers (and AVX2 where the CPU has it and
+// SWEEP_HOST_ISA allows it), host/stencil_rows.hpp; the residual runs a row
+// per iteration the same way. Bit-identical to the portable path.
+#pragma once
+
+#include <sweep/host/stencil_rows.hpp>
+#include <sweep/ocean/stencil_backend.hpp>
+
+namespace sweep::ocean::detail {
+
+/// The residual, one row per iteration through host_residual_row.
+template <class ExecSpace, class Indexer>
+struct host_residual_rows {
+  using view = Kokkos::View<double*, typename ExecSpace::memory_space>;
+  view u, f, r;
+  Indexer idx;
+  stencil_coeffs c;
+  index_t n = 0;
+  bool avx2 = false;
+  KOKKOS_INLINE_FUNCTION void operator()(const index_t i, double& acc) const {
+#if !defined(__CUDA_ARCH__)
+    acc += host_residual_row(u, f, r, idx, i, n, c, avx2);
+#else
+    (void)i;
+    (void)acc;
+#endif
+  }
+};
+
+template <class ExecSpace>
+struct stencil_backend<ExecSpace, sweep::detail::host_kind> {
+  static_assert(tuning<ExecSpace>::ocean::team_size == 1, "the host row walker relaxes a row with one thread");
+
+  struct rows {
+    bool avx2 = false;
+    template <class Measure, class Member, class View, class Indexer>
+    KOKKOS_INLINE_FUNCTION void relax(const Member& team, const View& u, const View& f, const Indexer& idx,
+                                      index_t i, int color, index_t interior, const stencil_coeffs& c,
+                                      double& acc) const {
+      (void)team;
+#if !defined(__CUDA_ARCH__)
+      host_relax_row<Measure>(u, f, idx, i, color, interior, c, acc, avx2);
+#else
+      (void)u, (void)f, (void)idx, (void)i, (void)color, (void)interior, (void)c, (void)acc;
+#endif
+    }
+  };
+  static rows make_rows() { return {host_avx2()}; }
+
+  template <class MemorySpace, class Indexer>
+  static double residual(const ExecSpace& space, const grid<MemorySpace>& u, const grid<MemorySpace>& f,
+                         const grid<MemorySpace>& r, const Indexer& idx, const stencil_coeffs& c) {
+    const index_t n = u.n();
+    double sum = 0;
+    Kokkos::parallel_reduce("sweep::ocean::residual", Kokkos::RangePolicy<ExecSpace>(space, 0, n),
+                            host_residual_rows<ExecSpace, Indexer>{u.data(), f.data(), r.data(), idx, c, n, host_avx2()},
+                            Kokkos::Sum<double>(sum));
+    return sum;
+  }
+};
+
+}  // namespace sweep::ocean::detail

@@ -1,0 +1,49 @@
+// The ocean's dispatch point: how a backend relaxes one colour of a grid row
+// inside a strip team, and how it computes the residual. The primary
+// template is the portable path (a team's threads share a row; the residual
+// is a tiled MDRange kernel); lib/sweep/host/stencil_backend.hpp walks rows
+// with plain pointers and AVX2 on host spaces. Both give the same values bit
+// for bit (the point update of stencil.hpp, in the same order).
+#pragma once
+
+#include <sweep/detail/space.hpp>
+#include <sweep/ocean/grid.hpp>
+#include <sweep/ocean/stencil.hpp>
+#include <sweep/ocean/sweep_kernels.hpp>
+#include <sweep/ocean/tiles.hpp>
+#include <sweep/tuning.hpp>
+
+#include <Kokkos_Core.hpp>
+
+namespace sweep::ocean::detail {
+
+template <class ExecSpace, class Kind = sweep::detail::space_kind_t<ExecSpace>>
+struct stencil_backend {
+  /// The row walker the fused red-black kernels capture.
+  struct rows {
+    template <class Measure, class Member, class View, class Indexer>
+    KOKKOS_INLINE_FUNCTION void relax(const Member& team, const View& u, const View& f, const Indexer& idx,
+                                      index_t i, int color, index_t interior, const stencil_coeffs& c,
+                                      double& acc) const {
+      relax_row<Measure>(team, u, f, idx, i, color, interior, c, acc);
+    }
+  };
+  static rows make_rows() { return {}; }
+
+  /// r = f - A u over the grid (0 on the ring); returns the sum of r^2.
+  template <class MemorySpace, class Indexer>
+  static double residual(const ExecSpace& space, const grid<MemorySpace>& u, const grid<MemorySpace>& f,
+                         const grid<MemorySpace>& r, const Indexer& idx, const stencil_coeffs& c) {
+    const index_t n = u.n();
+    double sum = 0;
+    Kokkos::parallel_reduce("sweep::ocean::residual", tiled(space, idx, 0, n, 0, n),
+                            residual_kernel<ExecSpace, Indexer>{u.data(), f.data(), r.data(), idx, c, n},
+                            Kokkos::Sum<double>(sum));
+    return sum;
+  }
+};
+
+}  // namespace sweep::ocean::detail
+
+#define SWEEP_DISPATCH_STENCIL
+#include <sweep/backend.hpp>

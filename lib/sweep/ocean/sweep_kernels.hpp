@@ -1,0 +1,153 @@
+// The ocean's sweep kernels as Kokkos functors: the fused red-black strips
+// and their edge rows (each row relaxed by the backend's row walker,
+// stencil_backend<ExecSpace>::rows), the phased red-black colour pass, the
+// weighted-Jacobi and residual point kernels, and the interior sum of
+// squares. Every kernel performs the point update of stencil.hpp in the
+// same order, so all schedules and backends give the same grids bit for bit.
+#pragma once
+
+#include <sweep/ocean/grid.hpp>
+#include <sweep/ocean/stencil.hpp>
+
+#include <Kokkos_Core.hpp>
+
+namespace sweep::ocean::detail {
+
+/// Relaxes every point of `color` in row i with the team's threads and
+/// folds the changes into acc (the same value on every thread).
+template <class Measure, class Member, class View, class Indexer>
+KOKKOS_INLINE_FUNCTION void relax_row(const Member& team, const View& u, const View& f, const Indexer& idx,
+                                      index_t i, int color, index_t interior, const stencil_coeffs& c,
+                                      double& acc) {
+  const index_t j0 = 1 + (((i + 1) ^ color) & 1);
+  double row = Measure::identity();
+  Kokkos::parallel_reduce(
+      Kokkos::TeamThreadRange(team, interior / 2),
+      [&](const index_t t, double& a) { Measure::add(a, relax_point(u, f, idx, i, j0 + 2 * t, c)); },
+      typename Measure::reducer(row));
+  Measure::join(acc, row);
+}
+
+/// Fused red-black, pass 1: one team per strip of rows [r0, r1): red row s
+/// then black row s - 1 for the strip's inner rows.
+template <class ExecSpace, class Indexer, class Measure, class Rows>
+struct rb_fused_strips {
+  using view = Kokkos::View<double*, typename ExecSpace::memory_space>;
+  using member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  view u, f;
+  Indexer idx;
+  stencil_coeffs c;
+  index_t interior = 0, strip = 0;
+  Rows rows;  // the backend's row walker (stencil_backend<ExecSpace>::rows)
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member& team, double& acc) const {
+    const index_t r0 = 1 + index_t(team.league_rank()) * strip;
+    const index_t r1 = r0 + strip < interior + 1 ? r0 + strip : interior + 1;
+    double local = Measure::identity();
+    for (index_t s = r0; s <= r1; ++s) {
+      if (s < r1) rows.template relax<Measure>(team, u, f, idx, s, 0, interior, c, local);
+      team.team_barrier();
+      if (s - 1 > r0 && s - 1 < r1 - 1) {
+        rows.template relax<Measure>(team, u, f, idx, s - 1, 1, interior, c, local);
+        team.team_barrier();
+      }
+    }
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { Measure::join(acc, local); });
+  }
+};
+
+/// Fused red-black, pass 2: the black edge rows r0 and r1 - 1 of each strip.
+template <class ExecSpace, class Indexer, class Measure, class Rows>
+struct rb_fused_edges {
+  using view = Kokkos::View<double*, typename ExecSpace::memory_space>;
+  using member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  view u, f;
+  Indexer idx;
+  stencil_coeffs c;
+  index_t interior = 0, strip = 0;
+  Rows rows;  // the backend's row walker (stencil_backend<ExecSpace>::rows)
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member& team, double& acc) const {
+    const index_t s = team.league_rank() / 2;
+    const index_t r0 = 1 + s * strip;
+    const index_t r1 = r0 + strip < interior + 1 ? r0 + strip : interior + 1;
+    const index_t row = team.league_rank() % 2 == 0 ? r0 : r1 - 1;
+    if (team.league_rank() % 2 == 1 && row == r0) return;  // one-row strip
+    double local = Measure::identity();
+    rows.template relax<Measure>(team, u, f, idx, row, 1, interior, c, local);
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { Measure::join(acc, local); });
+  }
+};
+
+/// Phased red-black: one colour over 2D tiles of (row, half-column).
+template <class ExecSpace, class Indexer, class Measure>
+struct rb_phase {
+  using view = Kokkos::View<double*, typename ExecSpace::memory_space>;
+  view u, f;
+  Indexer idx;
+  stencil_coeffs c;
+  int color = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const index_t i, const index_t t, double& acc) const {
+    const index_t j = 1 + (((i + 1) ^ color) & 1) + 2 * t;
+    Measure::add(acc, relax_point(u, f, idx, i, j, c));
+  }
+};
+
+template <class ExecSpace, class Indexer, class Measure>
+struct jacobi_kernel {
+  using view = Kokkos::View<double*, typename ExecSpace::memory_space>;
+  view in, out, f;
+  Indexer idx;
+  stencil_coeffs c;
+  index_t n = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const index_t i, const index_t j, double& acc) const {
+    const index_t p = idx(i, j);
+    const double old = in(p);
+    if (i == 0 || j == 0 || i == n - 1 || j == n - 1) {
+      out(p) = old;  // the boundary ring is carried over
+      return;
+    }
+    const double g = (in(idx(i - 1, j)) + in(idx(i + 1, j)) + in(idx(i, j - 1)) + in(idx(i, j + 1)) +
+                      c.h2 * f(p)) * c.inv_diag;
+    const double next = old + c.omega * (g - old);
+    out(p) = next;
+    Measure::add(acc, next - old);
+  }
+};
+
+template <class ExecSpace, class Indexer>
+struct residual_kernel {
+  using view = Kokkos::View<double*, typename ExecSpace::memory_space>;
+  view u, f, r;
+  Indexer idx;
+  stencil_coeffs c;
+  index_t n = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const index_t i, const index_t j, double& acc) const {
+    const index_t p = idx(i, j);
+    if (i == 0 || j == 0 || i == n - 1 || j == n - 1) {
+      r(p) = 0.0;
+      return;
+    }
+    const double au = (4.0 * u(p) - u(idx(i - 1, j)) - u(idx(i + 1, j)) - u(idx(i, j - 1)) - u(idx(i, j + 1))) *
+                           c.inv_h2 +
+                       c.lambda * u(p);
+    const double v = f(p) - au;
+    r(p) = v;
+    acc += v * v;
+  }
+};
+
+template <class ExecSpace, class Indexer>
+struct interior_sum_squares {
+  Kokkos::View<double*, typename ExecSpace::memory_space> v;
+  Indexer idx;
+  KOKKOS_INLINE_FUNCTION void operator()(const index_t i, const index_t j, double& acc) const {
+    const double x = v(idx(i, j));
+    acc += x * x;
+  }
+};
+
+}  // namespace sweep::ocean::detail
