@@ -42,12 +42,6 @@ TEST_CASE("overlap and same_elements see through subviews and strides") {
   CHECK_FALSE(sweep::detail::overlap(empty, a));
 }
 
-TEST_CASE("scoped_region nests") {
-  sweep::detail::scoped_region outer("sweep::test::outer");
-  { sweep::detail::scoped_region inner("sweep::test::inner"); }
-  CHECK(true);
-}
-
 TEST_CASE_TEMPLATE("every enabled space runs a kernel and reports its concurrency", Space,
                    SWEEP_TEST_SPACES) {
   Space space;
