@@ -5,13 +5,13 @@
 
 #include "scan_reference.hpp"
 
-#include <string>
-
+#include <sweep/scan_algorithms.hpp>
 #include <sweep/segmented_scan.hpp>
 
 #include <cstdint>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace sweep_test {
@@ -141,11 +141,25 @@ struct representations {
   }
 };
 
-/// The algorithms with a segmented form.
+/// The algorithms of sweep::scan_algorithms that run segmented scans.
 inline const std::vector<sweep::scan_algorithm>& segmented_algorithms() {
-  static const std::vector<sweep::scan_algorithm> algos = {
-      sweep::scan_algorithm::automatic, sweep::scan_algorithm::sequential, sweep::scan_algorithm::hillis_steele,
-      sweep::scan_algorithm::blelloch, sweep::scan_algorithm::brent_kung, sweep::scan_algorithm::single_pass};
+  static const std::vector<sweep::scan_algorithm> algos = [] {
+    std::vector<sweep::scan_algorithm> v;
+    for (const auto& entry : sweep::scan_algorithms)
+      if (sweep::runs_segmented(entry.id)) v.push_back(entry.id);
+    return v;
+  }();
+  return algos;
+}
+
+/// The algorithms that segmented scans refuse.
+inline const std::vector<sweep::scan_algorithm>& unsegmented_algorithms() {
+  static const std::vector<sweep::scan_algorithm> algos = [] {
+    std::vector<sweep::scan_algorithm> v;
+    for (const auto& entry : sweep::scan_algorithms)
+      if (!sweep::runs_segmented(entry.id)) v.push_back(entry.id);
+    return v;
+  }();
   return algos;
 }
 
@@ -184,7 +198,6 @@ void check_segmented(const std::vector<typename Op::value_type>& x, const layout
   representations<Space> reps(l);
   auto in = to_device<Space>(x, "in");
   const result_check<T> check(x, init);
-  std::vector<T> want;
   Space space;
   for_each_representation(reps, [&](const char* repr, const auto& segments) {
     CAPTURE(repr);
@@ -192,19 +205,25 @@ void check_segmented(const std::vector<typename Op::value_type>& x, const layout
       auto out = check.template poisoned_output<Space>();
       if (exclusive) sweep::segmented_exclusive_scan(space, in, segments, out, init, op, opt);
       else sweep::segmented_inclusive_scan(space, in, segments, out, op, opt);
-      reference_segmented_scan(x, heads, want, init, exclusive, backward, op);
-      check.elements(to_host(out), want);
+      const auto want = expect(x, init, op, [&](const auto& v, const auto& v_init, const auto& v_op) {
+        std::decay_t<decltype(v)> r;
+        reference_segmented_scan(v, heads, r, v_init, exclusive, backward, v_op);
+        return r;
+      });
+      check.elements(to_host(out), want, n);
     });
     // The reduction: offsets keep their empty segments, the others cannot
     // express them.
     const bool offsets = std::string(repr) == "segment_offsets";
-    const auto want_totals = reference_segmented_reduce(x, offsets ? l : without_empty(l), op);
+    const layout& reduced = offsets ? l : without_empty(l);
+    const auto want_totals = expect(x, init, op, [&](const auto& v, const auto&, const auto& v_op) {
+      return reference_segmented_reduce(v, reduced, v_op);
+    });
     auto totals = check.template poisoned_output<Space>(want_totals.size());
     const auto nseg = sweep::segmented_reduce(space, in, segments, totals, op);
     CHECK(nseg == static_cast<sweep::index_t>(want_totals.size()));
-    check.elements(to_host(totals), want_totals);
+    check.elements(to_host(totals), want_totals, want_totals.size());
   });
 }
-
 
 }  // namespace sweep_test

@@ -20,7 +20,7 @@ TEST_CASE_TEMPLATE("scans of every type with plus match the reference", Space, S
   }
 }
 
-TEST_CASE_TEMPLATE("double scans of a few million elements stay within the n-scaled tolerance", Space,
+TEST_CASE_TEMPLATE("double scans of a few million elements stay within the prefix-scaled bound", Space,
                    SWEEP_TEST_SPACES) {
   const std::size_t n = 3'000'017;
   check_all_scans<Space>(random_values<double>(n, 99), sweep::plus<double>{}, 1.0,

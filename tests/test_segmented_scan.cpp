@@ -143,11 +143,15 @@ TEST_CASE_TEMPLATE("bad segments are refused and nothing is written", Space, SWE
   }, "no entries");
   Kokkos::View<std::uint8_t*, Mem> flags("flags", n);
   Kokkos::deep_copy(flags, std::uint8_t(1));
-  {
+  for (auto algo : unsegmented_algorithms()) {
+    const std::string algorithm = sweep::to_string(algo);
+    CAPTURE(algorithm);
     sweep::scan_options opt;
-    opt.algorithm = sweep::scan_algorithm::tiled;
+    opt.algorithm = algo;
     throws_with([&] { sweep::segmented_inclusive_scan(space, in, sweep::head_flags(flags), out, opt); },
                 "no segmented form");
+    throws_with([&] { sweep::segmented_exclusive_scan(space, in, sweep::head_flags(flags), out, 0, opt); },
+                sweep::segmented_algorithm_names().c_str());
   }
   // totals shorter than the number of segments (100 here): nothing written.
   auto totals = to_device<Space>(std::vector<std::int32_t>(99, 5), "totals");

@@ -1,6 +1,7 @@
 // sweep::team_inclusive_scan / team_exclusive_scan inside a TeamPolicy, with
-// sum and with the non-commutative matrix monoid, on team-sized and larger
-// ranges.
+// sum, with the non-commutative matrix monoid, and with floating-point sums,
+// products and maxima (checked by scan_reference.hpp's rule), on team-sized
+// and larger ranges.
 #include "scan_reference.hpp"
 
 #include <sweep/team_scan.hpp>
@@ -43,12 +44,12 @@ void check_team_scans(const Op& op, std::size_t per_team, int teams, std::uint64
     auto got = to_host(data);
     auto got_totals = to_host(totals);
     for (int t = 0; t < teams; ++t) {
-      std::vector<T> piece(x.begin() + t * per_team, x.begin() + (t + 1) * per_team), want;
-      const T want_total = reference_scan(piece, want, init, exclusive, false, op);
-      CHECK(got_totals[t] == want_total);
-      bool same = true;
-      for (std::size_t i = 0; i < per_team; ++i) same = same && got[t * per_team + i] == want[i];
-      CHECK_MESSAGE(same, "team ", t, " exclusive=", exclusive);
+      CAPTURE(t);
+      CAPTURE(exclusive);
+      const std::vector<T> piece(x.begin() + t * per_team, x.begin() + (t + 1) * per_team);
+      const auto want = expect(piece, init, op, plain_reference(exclusive, false));  // total at per_team
+      CHECK(want.ok(per_team, got_totals[t]));
+      check_elements(std::vector<T>(got.begin() + t * per_team, got.begin() + (t + 1) * per_team), want, per_team);
     }
   }
 }
@@ -58,6 +59,18 @@ TEST_CASE_TEMPLATE("team scans with any monoid", Space, SWEEP_TEST_SPACES) {
     CAPTURE(per_team);
     check_team_scans<Space>(sweep::plus<std::int64_t>{}, per_team, 13, per_team);
     check_team_scans<Space>(mat2_product{}, per_team, 9, per_team + 1);
+  }
+}
+
+TEST_CASE_TEMPLATE("team scans of floating-point sums and products stay within the prefix-scaled bound", Space,
+                   SWEEP_TEST_SPACES) {
+  for (std::size_t per_team : {1u, 7u, 32u, 100u, 1000u, 5000u}) {
+    CAPTURE(per_team);
+    check_team_scans<Space>(sweep::plus<float>{}, per_team, 11, per_team + 2);
+    check_team_scans<Space>(sweep::plus<double>{}, per_team, 7, per_team + 3);
+    // Products of values in [-1, 1) leave double's range past ~700 factors.
+    if (per_team <= 100) check_team_scans<Space>(sweep::multiplies<double>{}, per_team, 5, per_team + 4);
+    check_team_scans<Space>(sweep::maximum<float>{}, per_team, 5, per_team + 5);
   }
 }
 
