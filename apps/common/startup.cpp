@@ -47,6 +47,23 @@ startup::startup(int argc, char** argv) : m_original(argv) {
   m_kokkos.push_back(nullptr);
 }
 
+std::optional<int> startup::parse(CLI::App& app, console_options& console) {
+  add_console_options(app, console);
+  describe(app);
+  try {
+    app.parse(argc(), argv());
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  return std::nullopt;
+}
+
+std::optional<int> startup::begin() {
+  if (kokkos_help()) return print_kokkos_help();
+  initialize();
+  return std::nullopt;
+}
+
 void startup::describe(CLI::App& app) const {
   app.footer(
       "Kokkos options (--kokkos-num-threads=N, or --kokkos-threads=N with Kokkos 3.4, ...) are passed to "

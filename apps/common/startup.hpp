@@ -2,10 +2,11 @@
 // work to do.
 //
 //   sweep_apps::startup start(argc, argv);       // sets --kokkos-* aside
-//   CLI::App app{...}; ...; start.describe(app);  // footer: Kokkos, OpenMP
-//   app.parse(start.argc(), start.argv());        // --help: exit 0, no Kokkos
-//   if (start.kokkos_help()) return start.print_kokkos_help();
-//   start.initialize();                           // Kokkos, until `start` dies
+//   CLI::App app{...}; ...;
+//   sweep_apps::console_options co;
+//   if (auto status = start.parse(app, co)) return *status;  // --help: 0, no Kokkos
+//   if (auto status = start.begin()) return *status;         // --kokkos-help, or Kokkos
+//                                                            // until `start` dies
 //
 // Kokkos' options (--kokkos-*) go to Kokkos::initialize and nothing else
 // does, so `--help` shows the app's options and never Kokkos' (Kokkos
@@ -22,6 +23,8 @@
 // so). A user's own values always win; OMP_PROC_BIND=false turns binding
 // off. Kokkos' output is never filtered.
 #pragma once
+
+#include "console.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -42,6 +45,16 @@ class startup {
   /// The app's own arguments (argv[0] first), for CLI::App::parse.
   int argc() const { return static_cast<int>(m_own.size()) - 1; }
   char** argv() { return m_own.data(); }
+
+  /// Adds the console options (--progress, --quiet) and a footer on the
+  /// Kokkos options and the OpenMP binding defaults to `app`, then parses
+  /// the app's own arguments. Returns the exit status when the app should
+  /// stop now (--help: 0; bad arguments: 2).
+  std::optional<int> parse(CLI::App& app, console_options& console);
+
+  /// --kokkos-help: prints Kokkos' help and returns 0. Otherwise
+  /// initializes Kokkos (see initialize) and returns nothing.
+  std::optional<int> begin();
 
   /// Adds a footer to `app`'s --help on the Kokkos options and the
   /// OpenMP binding defaults.

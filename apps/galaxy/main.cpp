@@ -185,15 +185,8 @@ int main(int argc, char** argv) {
   app.add_option("--image-size", o.image_size, "frame edge in pixels")->check(CLI::Range(16, 8192))->capture_default_str();
   app.add_option("-o,--out", o.out, "folder for the frames")->capture_default_str();
   sweep_apps::console_options co;
-  sweep_apps::add_console_options(app, co);
-  start.describe(app);
-  try {
-    app.parse(start.argc(), start.argv());
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
-  }
-  if (start.kokkos_help()) return start.print_kokkos_help();
-  start.initialize();
+  if (auto status = start.parse(app, co)) return *status;
+  if (auto status = start.begin()) return *status;
   sweep_apps::console out(co);
   try {
     return main_run(o, out);

@@ -143,21 +143,14 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("-o,--out", o.out, "folder for the frames")->capture_default_str();
   sweep_apps::console_options co;
-  sweep_apps::add_console_options(app, co);
-  start.describe(app);
-  try {
-    app.parse(start.argc(), start.argv());
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
-  }
+  if (auto status = start.parse(app, co)) return *status;
   if (!(o.deformation_radius >= 0) || !std::isfinite(o.deformation_radius)) {
     std::fprintf(stderr, "ocean: --deformation-radius = %g must be >= 0\n", o.deformation_radius);
     return 2;
   }
   o.model.layout.kind = layout == "row_major" ? so::layout::row_major : so::layout::block_major;
   if (o.deformation_radius > 0) o.model.deformation = 1.0 / (o.deformation_radius * o.deformation_radius);
-  if (start.kokkos_help()) return start.print_kokkos_help();
-  start.initialize();
+  if (auto status = start.begin()) return *status;
   sweep_apps::console out(co);
   try {
     return run(o, out);

@@ -34,15 +34,8 @@ int main(int argc, char** argv) {
   app.add_flag("--config", config_only,
                "print the configuration (versions, backends, host ISA levels, tuning values, optional parts) and exit");
   sweep_apps::console_options co;
-  sweep_apps::add_console_options(app, co);
-  start.describe(app);
-  try {
-    app.parse(start.argc(), start.argv());
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
-  }
-  if (start.kokkos_help()) return start.print_kokkos_help();
-  start.initialize();
+  if (auto status = start.parse(app, co)) return *status;
+  if (auto status = start.begin()) return *status;
   sweep_apps::console out(co);
   {
     std::ostringstream config;
