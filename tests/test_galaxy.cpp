@@ -343,10 +343,9 @@ TEST_CASE("the Plummer model has the Henon-unit energy -1/4") {
 
 TEST_CASE("body files round-trip exactly in both formats") {
   const auto bodies = nb::colliding_disks(257, 91);
-  const auto dir = std::filesystem::temp_directory_path() / "sweep-test-bodies";
-  std::filesystem::create_directories(dir);
+  const sweep_test::scratch_dir dir("sweep-test-bodies");  // one per process: parallel CTest
   for (const char* name : {"b.csv", "b.bin"}) {
-    const auto path = (dir / name).string();
+    const auto path = (dir.path / name).string();
     nb::write_bodies(path, bodies);
     const auto back = nb::read_bodies(path);
     REQUIRE(back.size() == bodies.size());
@@ -357,15 +356,13 @@ TEST_CASE("body files round-trip exactly in both formats") {
              back[i].vy == bodies[i].vy;
     CHECK(same);
   }
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE_TEMPLATE("the README example runs as written", Space, SWEEP_TEST_SPACES) {
   Space space;
-  const auto dir = std::filesystem::temp_directory_path() / "sweep-readme-galaxy";
-  std::filesystem::create_directories(dir);
+  const sweep_test::scratch_dir dir("sweep-readme-galaxy");  // one per process: parallel CTest
   const auto cwd = std::filesystem::current_path();
-  std::filesystem::current_path(dir);
+  std::filesystem::current_path(dir.path);
   {
     // --- as in README.md
     namespace nb = sweep::nbody;
@@ -385,5 +382,4 @@ TEST_CASE_TEMPLATE("the README example runs as written", Space, SWEEP_TEST_SPACE
     CHECK(nb::read_bodies("bodies.bin").size() == 10000);
   }
   std::filesystem::current_path(cwd);
-  std::filesystem::remove_all(dir);
 }
