@@ -1,0 +1,290 @@
+// The ocean across ranks: after k red-black sweeps the gathered grid equals
+// the single-process sweep's bit for bit (every process grid the rank count
+// allows, 3 = 3 x 1 and 1 x 3, interiors not divisible by the process
+// grid, one interior row or column per rank, SOR and Gauss-Seidel, both
+// transports), the max-norm measure exactly and the L2 measure and
+// residual to rounding; scatter/gather round trips; the ghost exchange
+// moves exactly the neighbours' edges; bad arguments fail on every rank.
+#include "mpi_support.hpp"
+#include "ocean_reference.hpp"
+
+#include <sweep/mpi/ocean.hpp>
+#include <sweep/ocean.hpp>
+
+#include <array>
+#include <cmath>
+#include <cstring>
+
+using namespace sweep_test;
+namespace so = sweep::ocean;
+namespace smo = sweep::mpi::ocean;
+
+namespace {
+
+/// The process grids a rank count allows: MPI_Dims_create's, row strips,
+/// column strips.
+std::vector<std::array<int, 2>> process_grids() {
+  const int p = world_size();
+  return {{0, 0}, {p, 1}, {1, p}};
+}
+
+/// True when every rank of the process grid gets at least one interior
+/// row and column (dims {0, 0} resolved as the decomposition does).
+bool fits(std::int64_t n, std::array<int, 2> dims) {
+  MPI_Dims_create(world_size(), 2, dims.data());
+  return n - 2 >= dims[0] && n - 2 >= dims[1];
+}
+
+template <class Mem>
+so::grid<Mem> make_global(std::int64_t n, const field& values, so::grid_layout lay = {}) {
+  so::grid<Mem> g("global", n, lay);
+  Kokkos::View<const double**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> v(
+      values.data(), std::size_t(n), std::size_t(n));
+  g.assign(v);
+  return g;
+}
+
+field flat(const Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace>& v) {
+  return field(v.data(), v.data() + v.size());
+}
+
+/// Bit-for-bit on the host; on a GPU both sides run the same point update
+/// but the compiler may contract differently, so a few ulps are allowed.
+template <class Space>
+void check_same_grid(const field& got, const field& want) {
+  REQUIRE(got.size() == want.size());
+  std::size_t bad = 0;
+  double worst = 0;
+  for (std::size_t k = 0; k < got.size(); ++k) {
+    if (std::memcmp(&got[k], &want[k], sizeof(double)) != 0) ++bad;
+    worst = std::max(worst, std::abs(got[k] - want[k]) / std::max(1.0, std::abs(want[k])));
+  }
+  INFO(bad << " of " << got.size() << " values differ, worst relative " << worst);
+  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible)
+    CHECK(bad == 0);
+  else
+    CHECK(worst < 1e-13);
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("distributed red-black sweeps equal the single-process sweeps bit for bit", Space,
+                   SWEEP_TEST_SPACES) {
+  Space space;
+  using Mem = typename Space::memory_space;
+  for (std::int64_t n : {4, 6, 10, 34, 66}) {
+    const field u0 = random_field(n, 101 + n), f0 = random_field(n, 202 + n);
+    for (const auto& dims : process_grids()) {
+      if (!fits(n, dims)) continue;  // too small: the error tests cover it
+      for (auto how : {sweep::mpi::transport::automatic, sweep::mpi::transport::staged}) {
+        for (double omega : {1.0, 1.37}) {
+          for (auto measure : {so::norm::max, so::norm::l2}) {
+            for (double lambda : {0.0, 2.5}) {
+              CAPTURE(n);
+              CAPTURE(dims[0]);
+              CAPTURE(dims[1]);
+              CAPTURE(static_cast<int>(how));
+              CAPTURE(omega);
+              CAPTURE(static_cast<int>(measure));
+              CAPTURE(lambda);
+              const so::helmholtz problem{lambda, 1.5};
+              so::sweep_options opt;
+              opt.omega = omega;
+              opt.measure = measure;
+              // The reference: one process, every rank computes it.
+              auto ur = make_global<Mem>(n, u0), fr = make_global<Mem>(n, f0);
+              // The distributed run, fed from rank 0's copy.
+              smo::decomposition d(MPI_COMM_WORLD, n, dims, how);
+              CHECK(d.dims()[0] * d.dims()[1] == world_size());
+              smo::distributed_grid<Mem> u("u", d), f("f", d);
+              smo::scatter(space, make_global<Mem>(n, u0), u);
+              smo::scatter(space, make_global<Mem>(n, f0), f);
+              for (int k = 0; k < 3; ++k) {
+                const double want = so::red_black_sweep(space, ur, fr, problem, opt);
+                const double got = smo::red_black_sweep(space, u, f, problem, opt);
+                if (measure == so::norm::max)
+                  CHECK(got == want);
+                else
+                  CHECK(std::abs(got - want) <= 1e-14 * std::max(1.0, want));
+              }
+              so::grid<Mem> gathered("gathered", n);
+              smo::gather(space, u, gathered);
+              if (world_rank() == 0) check_same_grid<Space>(flat(gathered.to_host()), flat(ur.to_host()));
+              // The residual over all ranks, and r itself on the owned points.
+              so::grid<Mem> rr("rr", n);
+              smo::distributed_grid<Mem> r("r", d);
+              const double want = so::residual(space, ur, fr, rr, problem);
+              const double got = smo::residual(space, u, f, r, problem);
+              CHECK(std::abs(got - want) <= 1e-13 * std::max(1.0, want));
+              so::grid<Mem> rg("rg", n);
+              smo::gather(space, r, rg);
+              if (world_rank() == 0) check_same_grid<Space>(flat(rg.to_host()), flat(rr.to_host()));
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE_TEMPLATE("the split: every interior point owned once, blocks differ by at most one row or column",
+                   Space, SWEEP_TEST_SPACES) {
+  for (std::int64_t n : {4, 10, 34, 130}) {
+    for (const auto& dims : process_grids()) {
+      if (!fits(n, dims)) continue;
+      smo::decomposition d(MPI_COMM_WORLD, n, dims);
+      std::vector<int> owner(std::size_t(n * n), 0);
+      std::int64_t rmin = n, rmax = 0, cmin = n, cmax = 0;
+      for (int q = 0; q < world_size(); ++q) {
+        const auto b = d.owned_by(q);
+        rmin = std::min(rmin, b.rows());
+        rmax = std::max(rmax, b.rows());
+        cmin = std::min(cmin, b.cols());
+        cmax = std::max(cmax, b.cols());
+        for (auto i = b.row_begin; i < b.row_end; ++i)
+          for (auto j = b.col_begin; j < b.col_end; ++j) ++owner[std::size_t(i * n + j)];
+      }
+      bool once = true;
+      for (std::int64_t i = 0; i < n; ++i)
+        for (std::int64_t j = 0; j < n; ++j) {
+          const bool ring = i == 0 || j == 0 || i == n - 1 || j == n - 1;
+          once = once && owner[std::size_t(i * n + j)] == (ring ? 0 : 1);
+        }
+      CHECK(once);
+      CHECK(rmin >= 1);
+      CHECK(cmin >= 1);
+      CHECK(rmax - rmin <= 1);
+      CHECK(cmax - cmin <= 1);
+    }
+  }
+}
+
+TEST_CASE_TEMPLATE("the ghost exchange brings exactly the neighbours' edges", Space, SWEEP_TEST_SPACES) {
+  Space space;
+  using Mem = typename Space::memory_space;
+  const std::int64_t n = 18;
+  for (const auto& dims : process_grids()) {
+    for (auto how : {sweep::mpi::transport::automatic, sweep::mpi::transport::staged}) {
+      CAPTURE(dims[0]);
+      CAPTURE(dims[1]);
+      // Point (i, j) holds i * n + j: a ghost shows where it came from.
+      field g(std::size_t(n * n));
+      for (std::int64_t k = 0; k < n * n; ++k) g[std::size_t(k)] = double(k);
+      smo::decomposition d(MPI_COMM_WORLD, n, dims, how);
+      smo::distributed_grid<Mem> u("u", d);
+      smo::scatter(space, make_global<Mem>(n, g), u);
+      // Spoil the ghosts (not the ring), then exchange.
+      const auto b = u.owned();
+      const auto idx = u.indexer();
+      auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), u.data());
+      auto is_ghost = [&](std::int64_t i, std::int64_t j) {
+        const bool inside = i >= b.row_begin && i < b.row_end && j >= b.col_begin && j < b.col_end;
+        const bool ring = i == 0 || j == 0 || i == n - 1 || j == n - 1;
+        return !inside && !ring;
+      };
+      for (auto i = b.row_begin - 1; i <= b.row_end; ++i)
+        for (auto j = b.col_begin - 1; j <= b.col_end; ++j)
+          if (is_ghost(i, j)) h(std::size_t(idx(i, j))) = -1.0;
+      Kokkos::deep_copy(u.data(), h);
+      const auto sent = smo::exchange_ghosts(space, u);
+      std::int64_t want_sent = 0;
+      if (d.up() != MPI_PROC_NULL) want_sent += b.cols();
+      if (d.down() != MPI_PROC_NULL) want_sent += b.cols();
+      if (d.left() != MPI_PROC_NULL) want_sent += b.rows();
+      if (d.right() != MPI_PROC_NULL) want_sent += b.rows();
+      CHECK(sent == want_sent * 8);
+      Kokkos::deep_copy(h, u.data());
+      bool ok = true;
+      for (auto i = b.row_begin - 1; i <= b.row_end; ++i)
+        for (auto j = b.col_begin - 1; j <= b.col_end; ++j) {
+          const bool corner = (i == b.row_begin - 1 || i == b.row_end) && (j == b.col_begin - 1 || j == b.col_end);
+          if (corner && is_ghost(i, j)) continue;  // the 5-point stencil never reads corners
+          ok = ok && h(std::size_t(idx(i, j))) == double(i * n + j);
+        }
+      CHECK(on_all_ranks(ok));
+    }
+  }
+}
+
+TEST_CASE_TEMPLATE("scatter then gather returns the global grid in either layout", Space, SWEEP_TEST_SPACES) {
+  Space space;
+  using Mem = typename Space::memory_space;
+  for (std::int64_t n : {6, 34}) {
+    const field g = random_field(n, 7 + n);
+    for (const auto& dims : process_grids()) {
+      if (!fits(n, dims)) continue;
+      for (auto lay : {so::grid_layout{so::layout::row_major, 128}, so::grid_layout{so::layout::block_major, 4}}) {
+        smo::decomposition d(MPI_COMM_WORLD, n, dims);
+        smo::distributed_grid<Mem> u("u", d);
+        smo::scatter(space, make_global<Mem>(n, g, lay), u);
+        so::grid<Mem> back("back", n, lay);
+        smo::gather(space, u, back);
+        if (world_rank() == 0) CHECK(flat(back.to_host()) == g);
+      }
+    }
+  }
+}
+
+namespace {
+
+template <class F>
+void expect_agreed_error(F&& f, const std::string& part) {
+  const std::string message = thrown(f);
+  CAPTURE(message);
+  CHECK(message != nothing_thrown);
+  CHECK(contains(message, part));
+  CHECK(same_on_all_ranks(message));
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("bad ocean decompositions and grids fail on every rank", Space, SWEEP_TEST_SPACES) {
+  Space space;
+  using Mem = typename Space::memory_space;
+  const int p = world_size();
+  const int last = p - 1;
+  const bool bad = world_rank() == last;
+  const std::string who = "rank " + std::to_string(last) + ": ";
+  // n that is not 2^k + 2 on one rank.
+  expect_agreed_error([&] { smo::decomposition(MPI_COMM_WORLD, bad ? 33 : 34); },
+                      who + "sweep::mpi::ocean::decomposition: n = 33 is not 2^k + 2");
+  // Valid sizes that differ.
+  if (p > 1)
+    expect_agreed_error([&] { smo::decomposition(MPI_COMM_WORLD, bad ? 66 : 34); }, "n differs across ranks");
+  // Dims that do not fit the rank count.
+  expect_agreed_error([&] { smo::decomposition(MPI_COMM_WORLD, 34, {p + 1, 1}); }, "do not fit");
+  expect_agreed_error([&] { smo::decomposition(MPI_COMM_WORLD, 34, {-1, 0}); }, "must be >= 0");
+  // A grid too small for the process grid: 2 x 2 interior on 3 or 4 row strips.
+  if (p >= 3)
+    expect_agreed_error([&] { smo::decomposition(MPI_COMM_WORLD, 4, {p, 1}); }, "too small for a");
+  // Problems and options that differ, or are bad on one rank.
+  smo::decomposition d(MPI_COMM_WORLD, 18);
+  smo::distributed_grid<Mem> u("u", d), f("f", d), r("r", d);
+  Kokkos::deep_copy(u.data(), 3.0);
+  so::sweep_options opt;
+  if (bad) opt.omega = 2.5;
+  expect_agreed_error([&] { smo::red_black_sweep(space, u, f, {}, opt); }, who + "sweep::mpi::ocean::red_black_sweep: omega = 2.5");
+  if (p > 1) {
+    so::helmholtz prob;
+    if (bad) prob.lambda = 1.0;
+    expect_agreed_error([&] { smo::red_black_sweep(space, u, f, prob); }, "lambda (bits) differs across ranks");
+    so::sweep_options o2;
+    if (bad) o2.measure = so::norm::l2;
+    expect_agreed_error([&] { smo::residual(space, u, f, r, prob); }, "lambda (bits) differs across ranks");
+    expect_agreed_error([&] { smo::red_black_sweep(space, u, f, {}, o2); }, "measure differs across ranks");
+  }
+  expect_agreed_error([&] { smo::red_black_sweep(space, u, bad ? u : f); }, who + "sweep::mpi::ocean::red_black_sweep: u and f must be different grids");
+  // A grid of another decomposition (on one rank).
+  smo::decomposition other(MPI_COMM_WORLD, 18);
+  smo::distributed_grid<Mem> g("g", other);
+  expect_agreed_error([&] { smo::red_black_sweep(space, u, bad ? g : f); }, "different decompositions");
+  // Nothing was written by the refused sweeps.
+  auto h = to_host(u.data());
+  CHECK(on_all_ranks(std::all_of(h.begin(), h.end(), [](double x) { return x == 3.0; })));
+  // Rank 0's global grid of the wrong size: scatter and gather refuse on all ranks.
+  so::grid<Mem> wrong("wrong", 34);
+  expect_agreed_error([&] { smo::scatter(space, wrong, u); }, "rank 0: sweep::mpi::ocean::scatter: rank 0's global grid is 34 x 34");
+  expect_agreed_error([&] { smo::gather(space, u, wrong); }, "rank 0: sweep::mpi::ocean::gather: rank 0's global grid is 34 x 34");
+  h = to_host(u.data());
+  CHECK(on_all_ranks(std::all_of(h.begin(), h.end(), [](double x) { return x == 3.0; })));
+}
