@@ -45,6 +45,17 @@ struct stencil_backend<ExecSpace, sweep::detail::host_kind> {
       (void)u, (void)f, (void)idx, (void)i, (void)color, (void)interior, (void)c, (void)acc;
 #endif
     }
+    template <class Measure, class Member, class View, class Indexer>
+    KOKKOS_INLINE_FUNCTION void relax_cols(const Member& team, const View& u, const View& f, const Indexer& idx,
+                                           index_t i, int color, index_t j_begin, index_t j_end,
+                                           const stencil_coeffs& c, double& acc) const {
+      (void)team;
+#if !defined(__CUDA_ARCH__)
+      host_relax_cols<Measure>(u, f, idx, i, color, j_begin, j_end, c, acc, avx2);
+#else
+      (void)u, (void)f, (void)idx, (void)i, (void)color, (void)j_begin, (void)j_end, (void)c, (void)acc;
+#endif
+    }
   };
   static rows make_rows() { return {host_avx2()}; }
 

@@ -109,17 +109,24 @@ inline double residual_span_avx2(const double* row, const double* up, const doub
 #endif
 
 /// Calls run(ja, jb) for the contiguous runs [ja, jb) that cover the
-/// interior columns 1..m of a row.
+/// columns [j_begin, j_end) of a row (block-major: one run per tile row;
+/// other indexers store a row contiguously).
 template <class Indexer, class Run>
-inline void for_each_run(const Indexer& idx, index_t m, Run&& run) {
-  index_t seg = m + 2;
+inline void for_each_run(const Indexer& idx, index_t j_begin, index_t j_end, Run&& run) {
+  index_t seg = j_end + 1;
   if constexpr (std::is_same_v<Indexer, block_major_index>) seg = index_t(1) << idx.shift;
   (void)idx;
-  for (index_t ja = 1; ja <= m;) {
-    const index_t jb = std::min<index_t>((ja / seg + 1) * seg, m + 1);
+  for (index_t ja = j_begin; ja < j_end;) {
+    const index_t jb = std::min<index_t>((ja / seg + 1) * seg, j_end);
     run(ja, jb);
     ja = jb;
   }
+}
+
+/// The runs that cover the interior columns 1..m of a row.
+template <class Indexer, class Run>
+inline void for_each_run(const Indexer& idx, index_t m, Run&& run) {
+  for_each_run(idx, 1, m + 1, static_cast<Run&&>(run));
 }
 
 /// Residual of row i on the host (0 on the ring); returns the row's sum of
@@ -168,14 +175,14 @@ inline double host_residual_row(const View& u, const View& f, const View& r, con
   return sum;
 }
 
-/// Relaxes colour `color` of row i (interior columns 1..m) on the host;
-/// folds the changes into acc with Measure.
+/// Relaxes colour `color` of row i, columns [j_begin, j_end), on the host
+/// (colour 0: i + j even); folds the changes into acc with Measure.
 template <class Measure, class View, class Indexer>
-inline void host_relax_row(const View& u, const View& f, const Indexer& idx, index_t i, int color, index_t m,
-                           const stencil_coeffs& c, double& acc, bool avx2) {
+inline void host_relax_cols(const View& u, const View& f, const Indexer& idx, index_t i, int color,
+                            index_t j_begin, index_t j_end, const stencil_coeffs& c, double& acc, bool avx2) {
   constexpr bool l2 = std::is_same_v<Measure, l2_measure>;
   (void)avx2;
-  for_each_run(idx, m, [&](index_t ja, index_t jb) {
+  for_each_run(idx, j_begin, j_end, [&](index_t ja, index_t jb) {
     index_t j = ja + (((i + ja) ^ color) & 1);
     if (j < jb && j == ja) {  // left neighbour may sit in another tile
       Measure::add(acc, relax_point(u, f, idx, i, j, c));
@@ -201,6 +208,13 @@ inline void host_relax_row(const View& u, const View& f, const Indexer& idx, ind
     }
     if (k < len) Measure::add(acc, relax_point(u, f, idx, i, ja + k, c));
   });
+}
+
+/// Relaxes colour `color` of row i (interior columns 1..m) on the host.
+template <class Measure, class View, class Indexer>
+inline void host_relax_row(const View& u, const View& f, const Indexer& idx, index_t i, int color, index_t m,
+                           const stencil_coeffs& c, double& acc, bool avx2) {
+  host_relax_cols<Measure>(u, f, idx, i, color, 1, m + 1, c, acc, avx2);
 }
 
 }  // namespace sweep::ocean::detail

@@ -39,6 +39,8 @@
 #include <sweep/ocean/grid.hpp>
 #include <sweep/ocean/helmholtz.hpp>
 #include <sweep/ocean/stencil.hpp>
+#include <sweep/ocean/stencil_backend.hpp>
+#include <sweep/tuning.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -292,21 +294,39 @@ void move_edges(const ExecSpace& space, const View& u, const View& buf, const bl
       });
 }
 
+/// One colour of the owned block: a team per row walked by the backend's
+/// row walker (the single-process sweep's point update, so the values are
+/// the same bit for bit).
+template <class ExecSpace, class View, class Measure, class Rows>
+struct relax_block {
+  using member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  View u, f;
+  local_index idx;
+  sweep::ocean::detail::stencil_coeffs c;
+  index_t row_begin = 0, col_begin = 0, col_end = 0;
+  int color = 0;
+  Rows rows;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member& team, double& acc) const {
+    double local = Measure::identity();
+    rows.template relax_cols<Measure>(team, u, f, idx, row_begin + index_t(team.league_rank()), color, col_begin,
+                                      col_end, c, local);
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { Measure::join(acc, local); });
+  }
+};
+
 template <class Measure, class ExecSpace, class View>
 double relax_color(const ExecSpace& space, const View& u, const View& f, const local_index& idx, const block& b,
                    const sweep::ocean::detail::stencil_coeffs& c, int color) {
-  using Policy = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>, Kokkos::IndexType<index_t>>;
-  const index_t r0 = b.row_begin, r1 = b.row_end, c0 = b.col_begin, c1 = b.col_end;
-  const index_t half = (b.cols() + 1) / 2;
+  using Backend = sweep::ocean::detail::stencil_backend<ExecSpace>;
+  using Rows = typename Backend::rows;
+  using T = typename tuning<ExecSpace>::ocean;
   double acc = Measure::identity();
-  Kokkos::parallel_reduce(
-      color == 0 ? "sweep::mpi::ocean::red" : "sweep::mpi::ocean::black", Policy(space, {r0, 0}, {r1, half}),
-      KOKKOS_LAMBDA(const index_t i, const index_t t, double& a) {
-        // Red points have i + j even: the first of this row's colour.
-        const index_t j = c0 + ((i + c0 + color) & 1) + 2 * t;
-        if (j < c1) Measure::add(a, sweep::ocean::detail::relax_point(u, f, idx, i, j, c));
-      },
-      typename Measure::reducer(acc));
+  Kokkos::parallel_reduce(color == 0 ? "sweep::mpi::ocean::red" : "sweep::mpi::ocean::black",
+                          Kokkos::TeamPolicy<ExecSpace>(space, static_cast<int>(b.rows()), T::team_size),
+                          relax_block<ExecSpace, View, Measure, Rows>{u, f, idx, c, b.row_begin, b.col_begin,
+                                                                      b.col_end, color, Backend::make_rows()},
+                          typename Measure::reducer(acc));
   return acc;
 }
 

@@ -27,6 +27,21 @@ struct stencil_backend {
                                       double& acc) const {
       relax_row<Measure>(team, u, f, idx, i, color, interior, c, acc);
     }
+    /// Colour `color` (0: i + j even) of row i, columns [j_begin, j_end)
+    /// only: a rank's block of a distributed grid.
+    template <class Measure, class Member, class View, class Indexer>
+    KOKKOS_INLINE_FUNCTION void relax_cols(const Member& team, const View& u, const View& f, const Indexer& idx,
+                                           index_t i, int color, index_t j_begin, index_t j_end,
+                                           const stencil_coeffs& c, double& acc) const {
+      const index_t j0 = j_begin + ((i + j_begin + color) & 1);
+      const index_t count = j0 < j_end ? (j_end - j0 + 1) / 2 : 0;
+      double row = Measure::identity();
+      Kokkos::parallel_reduce(
+          Kokkos::TeamThreadRange(team, count),
+          [&](const index_t t, double& a) { Measure::add(a, relax_point(u, f, idx, i, j0 + 2 * t, c)); },
+          typename Measure::reducer(row));
+      Measure::join(acc, row);
+    }
   };
   static rows make_rows() { return {}; }
 
