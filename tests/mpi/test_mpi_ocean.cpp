@@ -159,49 +159,61 @@ TEST_CASE_TEMPLATE("the split: every interior point owned once, blocks differ by
   }
 }
 
-TEST_CASE_TEMPLATE("the ghost exchange brings exactly the neighbours' edges", Space, SWEEP_TEST_SPACES) {
+TEST_CASE_TEMPLATE("the ghost exchange brings exactly the neighbours' edges, all or one colour", Space,
+                   SWEEP_TEST_SPACES) {
   Space space;
   using Mem = typename Space::memory_space;
   const std::int64_t n = 18;
   for (const auto& dims : process_grids()) {
     for (auto how : {sweep::mpi::transport::automatic, sweep::mpi::transport::staged}) {
-      CAPTURE(dims[0]);
-      CAPTURE(dims[1]);
-      // Point (i, j) holds i * n + j: a ghost shows where it came from.
-      field g(std::size_t(n * n));
-      for (std::int64_t k = 0; k < n * n; ++k) g[std::size_t(k)] = double(k);
-      smo::decomposition d(MPI_COMM_WORLD, n, dims, how);
-      smo::distributed_grid<Mem> u("u", d);
-      smo::scatter(space, make_global<Mem>(n, g), u);
-      // Spoil the ghosts (not the ring), then exchange.
-      const auto b = u.owned();
-      const auto idx = u.indexer();
-      auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), u.data());
-      auto is_ghost = [&](std::int64_t i, std::int64_t j) {
-        const bool inside = i >= b.row_begin && i < b.row_end && j >= b.col_begin && j < b.col_end;
-        const bool ring = i == 0 || j == 0 || i == n - 1 || j == n - 1;
-        return !inside && !ring;
-      };
-      for (auto i = b.row_begin - 1; i <= b.row_end; ++i)
-        for (auto j = b.col_begin - 1; j <= b.col_end; ++j)
-          if (is_ghost(i, j)) h(std::size_t(idx(i, j))) = -1.0;
-      Kokkos::deep_copy(u.data(), h);
-      const auto sent = smo::exchange_ghosts(space, u);
-      std::int64_t want_sent = 0;
-      if (d.up() != MPI_PROC_NULL) want_sent += b.cols();
-      if (d.down() != MPI_PROC_NULL) want_sent += b.cols();
-      if (d.left() != MPI_PROC_NULL) want_sent += b.rows();
-      if (d.right() != MPI_PROC_NULL) want_sent += b.rows();
-      CHECK(sent == want_sent * 8);
-      Kokkos::deep_copy(h, u.data());
-      bool ok = true;
-      for (auto i = b.row_begin - 1; i <= b.row_end; ++i)
-        for (auto j = b.col_begin - 1; j <= b.col_end; ++j) {
-          const bool corner = (i == b.row_begin - 1 || i == b.row_end) && (j == b.col_begin - 1 || j == b.col_end);
-          if (corner && is_ghost(i, j)) continue;  // the 5-point stencil never reads corners
-          ok = ok && h(std::size_t(idx(i, j))) == double(i * n + j);
+      for (int color : {-1, 0, 1}) {
+        CAPTURE(dims[0]);
+        CAPTURE(dims[1]);
+        CAPTURE(color);
+        // Point (i, j) holds i * n + j: a ghost shows where it came from.
+        field g(std::size_t(n * n));
+        for (std::int64_t k = 0; k < n * n; ++k) g[std::size_t(k)] = double(k);
+        smo::decomposition d(MPI_COMM_WORLD, n, dims, how);
+        smo::distributed_grid<Mem> u("u", d);
+        smo::scatter(space, make_global<Mem>(n, g), u);
+        // Spoil the ghosts (not the ring), then exchange.
+        const auto b = u.owned();
+        const auto idx = u.indexer();
+        auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), u.data());
+        auto is_ghost = [&](std::int64_t i, std::int64_t j) {
+          const bool inside = i >= b.row_begin && i < b.row_end && j >= b.col_begin && j < b.col_end;
+          const bool ring = i == 0 || j == 0 || i == n - 1 || j == n - 1;
+          return !inside && !ring;
+        };
+        auto wanted = [&](std::int64_t i, std::int64_t j) { return color < 0 || (i + j) % 2 == color; };
+        for (auto i = b.row_begin - 1; i <= b.row_end; ++i)
+          for (auto j = b.col_begin - 1; j <= b.col_end; ++j)
+            if (is_ghost(i, j)) h(std::size_t(idx(i, j))) = -1.0;
+        Kokkos::deep_copy(u.data(), h);
+        const auto sent = smo::exchange_ghosts(space, u, color);
+        // What this rank sends: its edge points of the colour, per neighbour.
+        std::int64_t want_sent = 0;
+        for (auto j = b.col_begin; j < b.col_end; ++j) {
+          if (d.up() != MPI_PROC_NULL && wanted(b.row_begin, j)) ++want_sent;
+          if (d.down() != MPI_PROC_NULL && wanted(b.row_end - 1, j)) ++want_sent;
         }
-      CHECK(on_all_ranks(ok));
+        for (auto i = b.row_begin; i < b.row_end; ++i) {
+          if (d.left() != MPI_PROC_NULL && wanted(i, b.col_begin)) ++want_sent;
+          if (d.right() != MPI_PROC_NULL && wanted(i, b.col_end - 1)) ++want_sent;
+        }
+        CHECK(sent == want_sent * 8);
+        Kokkos::deep_copy(h, u.data());
+        bool ok = true;
+        for (auto i = b.row_begin - 1; i <= b.row_end; ++i)
+          for (auto j = b.col_begin - 1; j <= b.col_end; ++j) {
+            const bool corner =
+                (i == b.row_begin - 1 || i == b.row_end) && (j == b.col_begin - 1 || j == b.col_end);
+            if (corner && is_ghost(i, j)) continue;  // the 5-point stencil never reads corners
+            const double want = is_ghost(i, j) && !wanted(i, j) ? -1.0 : double(i * n + j);
+            ok = ok && h(std::size_t(idx(i, j))) == want;
+          }
+        CHECK(on_all_ranks(ok));
+      }
     }
   }
 }

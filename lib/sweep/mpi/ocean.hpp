@@ -13,10 +13,11 @@
 //                   and columns packed into one contiguous buffer by a
 //                   Kokkos kernel; device buffers go to MPI directly or
 //                   staged through host memory, see mpi/core.hpp).
-//   red_black_sweep exchange, red points, exchange, black points. A
-//                   colour's updates read only the other colour, so the
-//                   result equals sweep::ocean::red_black_sweep's bit for
-//                   bit; the returned max |du| is exact, ||du||_2 equal to
+//   red_black_sweep exchange the black ghosts, relax the red points,
+//                   exchange the red ghosts, relax the black points (each
+//                   exchange moves one colour: half the edge). A colour's
+//                   updates read only the other colour, so the result
+//                   equals sweep::ocean::red_black_sweep's bit for bit; the returned max |du| is exact, ||du||_2 equal to
 //                   rounding (MPI_Allreduce of the per-rank sums).
 //   residual        r = f - A u on the owned points, ||r||_2 over all ranks.
 //   scatter/gather  a global sweep::ocean::grid on rank 0 (of the
@@ -29,7 +30,7 @@
 // another decomposition, a global grid of the wrong size on rank 0.
 //
 // Cost of one sweep per rank: the local sweep (24 bytes per owned point)
-// plus two exchanges of at most 2 (rows + cols) doubles to at most four
+// plus two exchanges of about rows + cols doubles (one colour) to at most four
 // neighbours, each a pack kernel, Isend/Irecv/Waitall and an unpack kernel;
 // one MPI_Allreduce of a double for the measure. Scatter/gather move the
 // whole grid through rank 0's host memory (for setup, tests and frames).
@@ -243,54 +244,55 @@ class distributed_grid {
 
 namespace detail {
 
-/// Offsets in the edge buffer of a block: the top row, the bottom row,
-/// the left column, the right column (owned points when packing, ghosts
-/// when unpacking).
-struct edges {
-  index_t rows = 0, cols = 0;
-  index_t total() const { return 2 * (rows + cols); }
-  index_t top() const { return 0; }
-  index_t bottom() const { return cols; }
-  index_t left() const { return 2 * cols; }
-  index_t right() const { return 2 * cols + rows; }
+/// The four edge lines of a block in an exchange buffer, in the order
+/// top, bottom, left, right: the owned edges (what is sent) or the ghost
+/// lines around them (what arrives). With a colour (0: i + j even) only
+/// that colour's points are listed; a ghost line and the neighbour's edge
+/// it mirrors are the same global points, so both sides agree on counts.
+struct edge_lines {
+  index_t i0[4] = {}, j0[4] = {}, di[4] = {}, dj[4] = {};  // first point, step along the line
+  index_t count[4] = {}, offset[4] = {};
+  index_t total = 0;
+
+  edge_lines(const block& b, bool ghost, int color) {
+    const index_t g = ghost ? 1 : 0;
+    const index_t starts[4][2] = {{b.row_begin - g, b.col_begin},
+                                  {b.row_end - 1 + g, b.col_begin},
+                                  {b.row_begin, b.col_begin - g},
+                                  {b.row_begin, b.col_end - 1 + g}};
+    const index_t len[4] = {b.cols(), b.cols(), b.rows(), b.rows()};
+    for (int s = 0; s < 4; ++s) {
+      const bool along_row = s < 2;
+      const index_t first = color < 0 ? 0 : ((starts[s][0] + starts[s][1] + color) & 1);
+      const index_t step = color < 0 ? 1 : 2;
+      i0[s] = starts[s][0] + (along_row ? 0 : first);
+      j0[s] = starts[s][1] + (along_row ? first : 0);
+      di[s] = along_row ? 0 : step;
+      dj[s] = along_row ? step : 0;
+      count[s] = len[s] > first ? (len[s] - first + step - 1) / step : 0;
+      offset[s] = total;
+      total += count[s];
+    }
+  }
 };
 
-/// Copies the owned edges of u (ghost = false) into buf, or buf into the
-/// ghost layer (ghost = true) on the sides whose `side` flag is set
+/// Copies the owned edge points of u into buf (ghost = false), or buf into
+/// the ghost lines (ghost = true) of the sides whose bit is set in `sides`
 /// (top, bottom, left, right as bits 0..3).
 template <class ExecSpace, class View>
-void move_edges(const ExecSpace& space, const View& u, const View& buf, const block& b, const local_index& idx,
+void move_edges(const ExecSpace& space, const View& u, const View& buf, const edge_lines& e, const local_index& idx,
                 bool ghost, int sides) {
-  const index_t rows = b.rows(), cols = b.cols();
-  const index_t total = 2 * (rows + cols);
-  const index_t r0 = b.row_begin, r1 = b.row_end, c0 = b.col_begin, c1 = b.col_end;
-  const index_t shift = ghost ? 1 : 0;
   Kokkos::parallel_for(
       ghost ? "sweep::mpi::ocean::unpack_ghosts" : "sweep::mpi::ocean::pack_edges",
-      sweep::detail::range_policy<ExecSpace>(space, 0, total), KOKKOS_LAMBDA(const index_t k) {
-        index_t i = 0, j = 0;
-        int side = 0;
-        if (k < cols) {
-          side = 0;
-          i = r0 - shift;
-          j = c0 + k;
-        } else if (k < 2 * cols) {
-          side = 1;
-          i = r1 - 1 + shift;
-          j = c0 + (k - cols);
-        } else if (k < 2 * cols + rows) {
-          side = 2;
-          i = r0 + (k - 2 * cols);
-          j = c0 - shift;
-        } else {
-          side = 3;
-          i = r0 + (k - 2 * cols - rows);
-          j = c1 - 1 + shift;
-        }
+      sweep::detail::range_policy<ExecSpace>(space, 0, e.total), KOKKOS_LAMBDA(const index_t k) {
+        int s = 0;
+        while (s < 3 && k >= e.offset[s + 1]) ++s;
+        const index_t t = k - e.offset[s];
+        const index_t p = idx(e.i0[s] + t * e.di[s], e.j0[s] + t * e.dj[s]);
         if (!ghost)
-          buf(k) = u(idx(i, j));
-        else if ((sides >> side) & 1)
-          u(idx(i, j)) = buf(k);
+          buf(k) = u(p);
+        else if ((sides >> s) & 1)
+          u(p) = buf(k);
       });
 }
 
@@ -381,28 +383,29 @@ void check_distributed(const char* where, const sweep::ocean::helmholtz& p, doub
 }  // namespace detail
 
 /// Fills the ghost layer of u with its neighbours' edges (collective over
-/// u's decomposition). Ghosts at the grid's edge (the boundary ring) are
-/// left alone. Returns the bytes this rank sent.
+/// u's decomposition); with color 0 or 1 only the ghost points of that
+/// colour (0: i + j even), which is all a red-black half-sweep of the other
+/// colour reads. Ghosts at the grid's edge (the boundary ring) and the
+/// layer's corners (the 5-point stencil never reads them) are left alone.
+/// Returns the bytes this rank sent.
 template <class ExecSpace, class MemorySpace>
-index_t exchange_ghosts(const ExecSpace& space, const distributed_grid<MemorySpace>& u) {
+index_t exchange_ghosts(const ExecSpace& space, const distributed_grid<MemorySpace>& u, int color = -1) {
   using View = typename distributed_grid<MemorySpace>::view_type;
   const decomposition& d = u.decomp();
   const block b = d.owned();
-  const detail::edges e{b.rows(), b.cols()};
   const int nb[4] = {d.up(), d.down(), d.left(), d.right()};
   int sides = 0;
   for (int s = 0; s < 4; ++s) sides |= nb[s] != MPI_PROC_NULL ? (1 << s) : 0;
   if (sides == 0) return 0;
+  const detail::edge_lines out(b, false, color), in(b, true, color);
   const View send = u.send_buffer(), recv = u.recv_buffer();
-  detail::move_edges(space, u.data(), send, b, u.indexer(), false, sides);
+  detail::move_edges(space, u.data(), send, out, u.indexer(), false, sides);
   const bool direct = !u.staged();
   const auto hsend = u.staged_send(), hrecv = u.staged_recv();
   if (!direct) Kokkos::deep_copy(space, hsend, send);
   space.fence();
   double* sp = direct ? send.data() : hsend.data();
   double* rp = direct ? recv.data() : hrecv.data();
-  const index_t offset[4] = {e.top(), e.bottom(), e.left(), e.right()};
-  const index_t count[4] = {e.cols, e.cols, e.rows, e.rows};
   // A message travels in direction s (0 up, 1 down, 2 left, 3 right) with
   // tag s; what arrives from the neighbour on side s went the other way.
   const int opposite[4] = {1, 0, 3, 2};
@@ -410,20 +413,20 @@ index_t exchange_ghosts(const ExecSpace& space, const distributed_grid<MemorySpa
   int nreq = 0;
   index_t sent = 0;
   for (int s = 0; s < 4; ++s) {
-    if (nb[s] == MPI_PROC_NULL) continue;
-    const int c = sweep::mpi::detail::as_count(count[s], "sweep::mpi::ocean::exchange_ghosts");
-    detail::check_mpi(MPI_Irecv(rp + offset[s], c, MPI_DOUBLE, nb[s], opposite[s], d.comm(), &req[nreq++]),
+    if (nb[s] == MPI_PROC_NULL || in.count[s] == 0) continue;
+    const int c = sweep::mpi::detail::as_count(in.count[s], "sweep::mpi::ocean::exchange_ghosts");
+    detail::check_mpi(MPI_Irecv(rp + in.offset[s], c, MPI_DOUBLE, nb[s], opposite[s], d.comm(), &req[nreq++]),
                       "MPI_Irecv");
   }
   for (int s = 0; s < 4; ++s) {
-    if (nb[s] == MPI_PROC_NULL) continue;
-    const int c = sweep::mpi::detail::as_count(count[s], "sweep::mpi::ocean::exchange_ghosts");
-    detail::check_mpi(MPI_Isend(sp + offset[s], c, MPI_DOUBLE, nb[s], s, d.comm(), &req[nreq++]), "MPI_Isend");
-    sent += count[s] * index_t(sizeof(double));
+    if (nb[s] == MPI_PROC_NULL || out.count[s] == 0) continue;
+    const int c = sweep::mpi::detail::as_count(out.count[s], "sweep::mpi::ocean::exchange_ghosts");
+    detail::check_mpi(MPI_Isend(sp + out.offset[s], c, MPI_DOUBLE, nb[s], s, d.comm(), &req[nreq++]), "MPI_Isend");
+    sent += out.count[s] * index_t(sizeof(double));
   }
   detail::check_mpi(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE), "MPI_Waitall");
   if (!direct) Kokkos::deep_copy(space, recv, hrecv);
-  detail::move_edges(space, u.data(), recv, b, u.indexer(), true, sides);
+  detail::move_edges(space, u.data(), recv, in, u.indexer(), true, sides);
   space.fence();
   return sent;
 }
@@ -450,7 +453,7 @@ double red_black_sweep(const ExecSpace& space, const distributed_grid<MemorySpac
   const bool max = options.measure == sweep::ocean::norm::max;
   double local = 0;
   for (int color = 0; color < 2; ++color) {
-    exchange_ghosts(space, u);
+    exchange_ghosts(space, u, 1 - color);  // the neighbours' points this colour reads
     const double a = max ? detail::relax_color<so::max_measure>(space, u.data(), f.data(), u.indexer(),
                                                                  u.owned(), c, color)
                          : detail::relax_color<so::l2_measure>(space, u.data(), f.data(), u.indexer(),
