@@ -4,7 +4,7 @@
 # usage: benchmarks/run.sh <machine> [preset] [suite ...]
 #   machine: a folder name describing the machine (e.g. ci-2core, h100)
 #   preset:  the build folder under build/ (default openmp)
-#   suite:   bench_copy, bench_scan, ... (default: every bench_* built)
+#   suite:   bench_copy, bench_scan, ... (default: every bench_* built but bench_mpi_*)
 # Extra Google Benchmark flags go in SWEEP_BENCH_FLAGS.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,7 +16,11 @@ out="$top/benchmarks/results/$machine"
 mkdir -p "$out"
 suites=("$@")
 if [ ${#suites[@]} -eq 0 ]; then
-  for b in "$bin"/bench_*; do [ -x "$b" ] && suites+=("$(basename "$b")"); done
+  # bench_mpi_* are MPI programs with their own output: run them under mpiexec.
+  for b in "$bin"/bench_*; do
+    case "$(basename "$b")" in bench_mpi_*) continue ;; esac
+    [ -x "$b" ] && suites+=("$(basename "$b")")
+  done
 fi
 export OMP_PROC_BIND=${OMP_PROC_BIND:-spread} OMP_PLACES=${OMP_PLACES:-threads}
 for s in "${suites[@]}"; do
