@@ -429,6 +429,7 @@ inline synthesis_result synthesize_network(std::int32_t n, const synthesis_const
     }
     // The search at the first target that has a network also minimised its
     // conflicts (branch and bound within that size), unless it was aborted.
+    if (aborted && best && best->size() == res.size_lower_bound && best_conflicts == 0) aborted = false;
     if (aborted) {
       res.status = best ? synthesis_status::feasible : synthesis_status::budget_exhausted;
       res.reason = "node budget of " + std::to_string(c.node_budget) + " schedules exhausted";
