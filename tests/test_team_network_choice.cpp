@@ -1,6 +1,7 @@
 // sweep::choose_team_network: the cost formula; barrier-bound costs pick a
 // minimum-depth network, operation-bound costs the smallest candidate, a
-// conflict penalty a conflict-free one; every choice verified; errors.
+// conflict penalty a conflict-free one; every choice verified; the chosen
+// network uploaded for team scans; errors.
 #include "test_support.hpp"
 
 #include <sweep/team_network_choice.hpp>
@@ -43,6 +44,15 @@ TEST_CASE("the choice follows the costs") {
   // conflict-free, so the choice must be too.
   const auto cf = sweep::choose_team_network(64, {1.0, 0.0, 1e6});
   CHECK(sweep::bank_conflicts(cf) == 0);
+}
+
+TEST_CASE("make_team_network(team_size, costs) uploads the chosen network") {
+  const sweep::network_costs costs{1.0, 0.01, 0.0};
+  const auto chosen = sweep::choose_team_network(16, costs);
+  const auto net = sweep::make_team_network<Kokkos::DefaultHostExecutionSpace>(16, costs);
+  CHECK(net.wires == 16);
+  CHECK(net.steps == static_cast<std::int32_t>(chosen.depth()));
+  CHECK(net.dst.extent(0) == chosen.size());
 }
 
 TEST_CASE("choose_team_network rejects bad arguments") {

@@ -2,6 +2,7 @@
 //
 //   double sweep::network_cost(net, costs [, index_map]);
 //   sweep::scan_network sweep::choose_team_network(team_size, costs [, index_map]);
+//   sweep::team_network<S> sweep::make_team_network<S>(team_size, costs [, index_map]);
 //
 // The model: cost = depth x costs.step + size x costs.op + bank_conflicts x
 // costs.conflict, where `step` is the time of one step of a team scan (two
@@ -27,6 +28,7 @@
 
 #include <sweep/scan_network.hpp>
 #include <sweep/scan_network_synthesis.hpp>
+#include <sweep/team_scan.hpp>
 
 #include <functional>
 #include <vector>
@@ -85,6 +87,14 @@ inline scan_network choose_team_network(std::int32_t team_size, const network_co
     }
   }
   return std::move(candidates[best]);
+}
+
+/// The network choose_team_network() picks, uploaded for team scans of
+/// ExecSpace (team_scan.hpp).
+template <class ExecSpace>
+team_network<ExecSpace> make_team_network(std::int32_t team_size, const network_costs& costs,
+                                          const std::function<std::int64_t(std::int64_t)>& map = plain_index) {
+  return make_team_network<ExecSpace>(choose_team_network(team_size, costs, map));
 }
 
 }  // namespace sweep
