@@ -266,7 +266,8 @@ class network_search {
         m(i, t) = std::min(m(i, t + 1), 1 + m(lo(i - 1, t), t + 1));
     }
     if (m(i, 0) >= inf) return;
-    if (!worth(size_ + std::max<std::int64_t>(m(i, 0) + (n_ - 1 - i), i >= 1 ? future_ops(i, i - 1) : 0))) return;
+    const std::int64_t own_then_rest = m(i, 0) + (i >= 1 ? future_ops(i + 1, i - 1) : std::int64_t(n_ - 1 - i));
+    if (!worth(size_ + std::max<std::int64_t>(own_then_rest, i >= 1 ? future_ops(i, i - 1) : 0))) return;
     lo(i, 0) = i;
     schedule(i, 0, i, 0);
   }
