@@ -300,7 +300,7 @@ class network_search {
       lo(i, t + 1) = v;
       schedule(i, t + 1, v, ops);
     };
-    if (after_combine <= after_idle) {
+    if (after_combine < after_idle) {
       combine();
       idle();
     } else {
