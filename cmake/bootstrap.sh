@@ -58,6 +58,7 @@ debian_packages=(
   libstb-dev python3-matplotlib libsdsl-dev
   libembree-dev libtinyobjloader-dev libcgal-demo
   libopenmpi-dev openmpi-bin
+  doxygen
   # the fuzz preset: clang and its libFuzzer and sanitizer runtimes
   clang-14 libclang-rt-14-dev
 )
