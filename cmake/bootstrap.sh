@@ -59,6 +59,8 @@ debian_packages=(
   libembree-dev libtinyobjloader-dev libcgal-demo
   libopenmpi-dev openmpi-bin
   doxygen
+  # the fuzz preset: clang and its libFuzzer and sanitizer runtimes
+  clang-14 libclang-rt-14-dev
 )
 apt_updated=0
 apt_update_once() {

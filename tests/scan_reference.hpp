@@ -292,7 +292,7 @@ inline const std::vector<sweep::scan_algorithm>& all_algorithms() {
 
 inline const std::vector<std::size_t>& test_sizes() {
   static const std::vector<std::size_t> sizes = {0,    1,    2,    31,    32,    33,    1000,
-                                                 1023, 1025, 4095, 4097,  65535, 65537, (1u << 21) + 1};
+                                                 1023, 1025, 4095, 4097,  65535, 65537, scaled(1u << 21, 1u << 17) + 1};
   return sizes;
 }
 

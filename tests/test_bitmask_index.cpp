@@ -163,13 +163,14 @@ TEST_CASE_TEMPLATE("every bitmask encoding matches the reference on small masks"
 }
 
 TEST_CASE_TEMPLATE("every bitmask encoding matches the reference at 2^20+7 bits", Space, SWEEP_TEST_SPACES) {
-  const std::int64_t n = (std::int64_t(1) << 20) + 7;
+  const auto n = static_cast<std::int64_t>(scaled(std::size_t(1) << 20, std::size_t(1) << 16)) + 7;
   for (const auto& m : standard_masks(n, 99)) check_all_encodings<Space>(m, m.name.find("0.5") != std::string::npos);
 }
 
 TEST_CASE_TEMPLATE("fixed trees with other layer sizes", Space, SWEEP_TEST_SPACES) {
   namespace bm = sweep::bitmask;
-  for (std::int64_t n : {std::int64_t(0), std::int64_t(33), std::int64_t(70000), (std::int64_t(1) << 18) + 3}) {
+  for (std::int64_t n : {std::int64_t(0), std::int64_t(33), std::int64_t(70000),
+                         static_cast<std::int64_t>(scaled(std::size_t(1) << 18, std::size_t(1) << 17)) + 3}) {
     for (const auto& m : {uniform_mask(n, 0.3, 5), clustered_mask(n, 100.0, 5000.0, 6)}) {
       check_encoding<Space, bm::fixed_inclusive<64, 2>>(m, false);
       check_encoding<Space, bm::fixed_inclusive<1024, 128>>(m, false);  // 32-bit layer 1

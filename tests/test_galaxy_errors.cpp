@@ -55,6 +55,12 @@ TEST_CASE("malformed CSV body files name the file and the line") {
   CHECK(thrown([&] { nb::read_bodies(empty); }) == "sweep::nbody::read_bodies: " + empty + ": no bodies (N = 0)");
   const auto trailing = d.write("h.csv", "1,0,0,0,0,0,0x\n");
   CHECK(contains(thrown([&] { nb::read_bodies(trailing); }), "line 1: field 7 ('0x') is not a number"));
+  // Zero masses one by one are fine, but not all of them (found by fuzzing:
+  // such a file was read, then refused by write_bodies and the simulations).
+  const auto massless = d.write("i.csv", "0,0,0,0,0,0,0\n0,1,0,0,0,0,0\n");
+  CHECK(thrown([&] { nb::read_bodies(massless); }) ==
+        "sweep::nbody::read_bodies: " + massless + ": the total mass is 0 (N = 2, every mass is 0)");
+  CHECK(nb::read_bodies(d.write("j.csv", "0,0,0,0,0,0,0\n1e-300,1,0,0,0,0,0\n")).size() == 2);
   const auto missing = (d.path / "missing.csv").string();
   CHECK(contains(thrown([&] { nb::read_bodies(missing); }), missing + ": cannot open"));
   // Well-formed input with spaces, CRLF and a leading '+' reads.
@@ -80,6 +86,9 @@ TEST_CASE("truncated or damaged binary body files name the byte offset") {
         "sweep::nbody::read_bodies: " + extra + ": 3 unexpected bytes after the last body at byte offset 72");
   const auto zero = d.write("d.bin", binary_header(0));
   CHECK(contains(thrown([&] { nb::read_bodies(zero); }), "no bodies (N = 0 in the header)"));
+  const auto massless = d.write("g.bin", binary_header(1) + std::string(56, '\0'));
+  CHECK(thrown([&] { nb::read_bodies(massless); }) ==
+        "sweep::nbody::read_bodies: " + massless + ": the total mass is 0 (N = 1, every mass is 0)");
   // A NaN position in the second body.
   std::vector<nb::body> two = {{1, 0, 0, 0, 0, 0, 0}, {1, 1, 1, 1, 0, 0, 0}};
   const auto good = (d.path / "e.bin").string();

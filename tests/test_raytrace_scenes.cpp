@@ -47,9 +47,28 @@ TEST_CASE("malformed mesh files name the file and the line") {
   CHECK(contains(thrown([&] { rt::load_off(truncated); }), "t.off:5: truncated: 4 vertices declared, the file ends after 3"));
   const auto empty = s.write("e.off", "OFF\n3 1 0\n0 0 0\n1 0 0\n2 0 0\n3 0 1 2\n");
   CHECK(contains(thrown([&] { rt::load_off(empty); }), "e.off: no triangles (1 degenerate ones skipped)"));
+  // Found by fuzzing: a huge declared count was reserved before any line
+  // was read (out of memory), and a face size of 2^63 - 1 overflowed the
+  // size check (undefined behaviour, then a huge allocation).
+  const auto huge = s.write("big.off", "OFF\n2147483647 1 0\n0 0 0\n");
+  CHECK(contains(thrown([&] { rt::load_off(huge); }), "big.off:3: truncated: 2147483647 vertices declared, the file ends after 1"));
+  const auto wide = s.write("k.off", "OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n9223372036854775807 0 1 2\n");
+  CHECK(thrown([&] { rt::load_off(wide); }) ==
+        "sweep::raytrace::load_mesh: " + wide + ":6: a face needs its size (>= 3) and that many vertex indices");
   const auto obj_range = s.write("r.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\nf 1 2 9\n");
   CHECK(thrown([&] { rt::load_obj(obj_range); }) ==
         "sweep::raytrace::load_mesh: " + obj_range + ":5: vertex index 9 out of range (3 vertices so far)");
+  // Found by fuzzing: tinyobjloader ends lines at a lone '\r', the checks
+  // did not, so an index out of range on such a line reached the mesh (a
+  // read past the vertex array). Both now split lines the same way.
+  const auto obj_cr = s.write("cr.obj", "v 0 0 0\rv 1 0 0\rv 0 1 0\rf 1 2 9\r");
+  CHECK(thrown([&] { rt::load_obj(obj_cr); }) ==
+        "sweep::raytrace::load_mesh: " + obj_cr + ":4: vertex index 9 out of range (3 vertices so far)");
+  const auto obj_cr_nan = s.write("crn.obj", "v 0 0 0\rv 1 nan 0\rv 0 1 0\rf 1 2 3\r");
+  CHECK(contains(thrown([&] { rt::load_obj(obj_cr_nan); }), "crn.obj:2: coordinate 'nan' is not finite"));
+  const auto cr_ok = rt::load_obj(s.write("ok.obj", "v 0 0 0\rv 1 0 0\r\nv 0 1 0\nf 1 2 3\r"));
+  CHECK(cr_ok.vertices.size() == 3);
+  CHECK(cr_ok.triangles.size() == 1);
   const auto obj_number = s.write("n.obj", "v 0 0 0\nv 1 zero 0\n");
   CHECK(contains(thrown([&] { rt::load_obj(obj_number); }), "n.obj:2: coordinate 'zero' is not a number"));
   const auto obj_empty = s.write("e.obj", "# nothing\nv 0 0 0\n");

@@ -19,7 +19,7 @@ TEST_CASE_TEMPLATE("segmented scans with empty segments (offsets)", Space, SWEEP
 }
 
 TEST_CASE_TEMPLATE("large segmented scans (single pass, many chunks)", Space, SWEEP_TEST_SPACES) {
-  const std::size_t n = (std::size_t(1) << 21) + 3;
+  const std::size_t n = scaled(std::size_t(1) << 21, std::size_t(1) << 17) + 3;
   for (double mean : {8.0, 1000.0})
     check_segmented<Space>(random_values<std::int32_t>(n, 7), random_layout(n, mean, 8), sweep::plus<std::int32_t>{},
                            std::int32_t(0), {sweep::scan_algorithm::automatic, sweep::scan_algorithm::blelloch});

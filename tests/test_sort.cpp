@@ -68,7 +68,7 @@ void check_sorted(std::size_t n, int kind, int end_bit = 0) {
 }  // namespace
 
 TEST_CASE_TEMPLATE("radix sort equals std::stable_sort (uint32 and uint64 keys)", Space, SWEEP_TEST_SPACES) {
-  for (std::size_t n : {0ul, 1ul, 2ul, 31ul, 33ul, 1000ul, 4097ul, (1ul << 20) + 3})
+  for (std::size_t n : {0ul, 1ul, 2ul, 31ul, 33ul, 1000ul, 4097ul, sweep_test::scaled(1ul << 20, 1ul << 16) + 3})
     for (int kind = 0; kind < 5; ++kind) {
       check_sorted<Space, std::uint32_t>(n, kind);
       check_sorted<Space, std::uint64_t>(n, kind);

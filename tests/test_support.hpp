@@ -1,6 +1,6 @@
 // Helpers shared by Sweep's tests: the space type list, host <-> device
 // copies of std::vector, seeded random data and a floating-point tolerance
-// that grows with the number of operations; scratch folders and the
+// that grows with the number of operations; SWEEP_TEST_SCALE; scratch folders and the
 // message of a rejected call for the error tests.
 #pragma once
 
@@ -9,7 +9,9 @@
 #include <doctest/doctest.h>
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -72,6 +74,21 @@ double tolerance(std::size_t n) {
   else
     return 0.0;
 }
+
+/// SWEEP_TEST_SCALE (a whole number, default 1) divides the large sizes
+/// that only stand for "large" (the sanitizer run in CI sets it); sizes
+/// that are a test's point (past 2^32, past the caches, a tree depth) stay.
+inline std::size_t test_scale() {
+  static const std::size_t scale = [] {
+    const char* env = std::getenv("SWEEP_TEST_SCALE");
+    const long v = env ? std::atol(env) : 1;
+    return v > 1 ? static_cast<std::size_t>(v) : std::size_t(1);
+  }();
+  return scale;
+}
+
+/// n divided by SWEEP_TEST_SCALE, but at least `floor`.
+inline std::size_t scaled(std::size_t n, std::size_t floor) { return std::max(n / test_scale(), floor); }
 
 /// A fresh folder under the system's temporary folder, removed with it;
 /// the process id keeps the 1- and 2-thread runs of a test apart.

@@ -13,7 +13,8 @@
 // std::invalid_argument naming the file and the line (CSV) or byte offset
 // (binary): a missing or unreadable file, a line without exactly 7
 // numbers, a field that is not a number, NaN/Inf, a negative mass, a
-// truncated or overlong binary file, N = 0. write_bodies writes a temporary
+// total mass of 0 (every mass 0: what simulations and write_bodies
+// refuse), a truncated or overlong binary file, N = 0. write_bodies writes a temporary
 // file next to the target and renames it over the target only when
 // complete, so a failed write never leaves a partial or damaged file.
 #pragma once
@@ -64,6 +65,15 @@ inline void check_body(const body& b, const std::string& path, const std::string
   if (b.m < 0) file_error(path, sweep::detail::concat(where, ": negative mass ", b.m));
 }
 
+/// Every mass may be 0 one at a time, not all at once: the simulations
+/// and write_bodies need a positive total, so a file they would refuse is
+/// refused here, where the file can be named.
+inline void check_total_mass(const std::vector<body>& bodies, const std::string& path) {
+  for (const auto& b : bodies)
+    if (b.m > 0) return;
+  file_error(path, "the total mass is 0 (N = " + std::to_string(bodies.size()) + ", every mass is 0)");
+}
+
 inline std::vector<body> read_csv(const std::string& path, const std::string& text) {
   std::vector<body> out;
   std::size_t line_no = 0, pos = 0;
@@ -104,6 +114,7 @@ inline std::vector<body> read_csv(const std::string& path, const std::string& te
     out.push_back(b);
   }
   if (out.empty()) file_error(path, "no bodies (N = 0)");
+  check_total_mass(out, path);
   return out;
 }
 
@@ -138,6 +149,7 @@ inline std::vector<body> read_binary(const std::string& path, const std::string&
     out[i] = body{f[0], f[1], f[2], f[3], f[4], f[5], f[6]};
     check_body(out[i], path, "body " + std::to_string(i) + " at byte offset " + std::to_string(16 + 56 * i));
   }
+  check_total_mass(out, path);
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include <sweep/core.hpp>
 #include <sweep/raytrace/geometry.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <charconv>
@@ -71,25 +72,33 @@ namespace detail {
 }
 
 /// Lines of a text file with their numbers, '#' comments and blank lines
-/// skipped.
+/// skipped. A line ends at "\n", "\r\n" or a lone "\r", as tinyobjloader
+/// splits them, so the OBJ checks see the lines tinyobjloader parses.
 class line_reader {
  public:
-  explicit line_reader(const std::string& path) : m_path(path), m_in(path) {
-    if (!m_in) mesh_error(path, 0, "cannot open (" + std::string(std::strerror(errno)) + ")");
+  explicit line_reader(const std::string& path) : m_path(path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) mesh_error(path, 0, "cannot open (" + std::string(std::strerror(errno)) + ")");
+    std::ostringstream all;
+    all << in.rdbuf();
+    m_text = std::move(all).str();
   }
   /// The next non-empty line's tokens; false at the end.
   bool next(std::vector<std::string_view>& tokens) {
-    while (std::getline(m_in, m_line)) {
+    while (m_pos < m_text.size()) {
+      const std::size_t end = std::min(m_text.find_first_of("\r\n", m_pos), m_text.size());
+      std::string_view s(m_text.data() + m_pos, end - m_pos);
+      m_pos = end + 1;
+      if (end < m_text.size() && m_text[end] == '\r' && m_pos < m_text.size() && m_text[m_pos] == '\n') ++m_pos;
       ++m_number;
-      const auto hash = m_line.find('#');
-      if (hash != std::string::npos) m_line.resize(hash);
+      const auto hash = s.find('#');
+      if (hash != std::string_view::npos) s = s.substr(0, hash);
       tokens.clear();
-      std::string_view s(m_line);
       std::size_t i = 0;
       while (i < s.size()) {
-        while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r')) ++i;
+        while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
         const std::size_t j = i;
-        while (i < s.size() && s[i] != ' ' && s[i] != '\t' && s[i] != '\r') ++i;
+        while (i < s.size() && s[i] != ' ' && s[i] != '\t') ++i;
         if (i > j) tokens.push_back(s.substr(j, i - j));
       }
       if (!tokens.empty()) return true;
@@ -111,8 +120,8 @@ class line_reader {
 
  private:
   std::string m_path;
-  std::ifstream m_in;
-  std::string m_line;
+  std::string m_text;
+  std::size_t m_pos = 0;
   std::size_t m_number = 0;
 };
 
@@ -144,7 +153,10 @@ inline mesh load_off(const std::string& path) {
   if (nv < 0 || nf < 0 || nv >= (std::int64_t(1) << 31))
     detail::mesh_error(path, in.line(), "counts out of range (" + std::to_string(nv) + " vertices, " + std::to_string(nf) + " faces)");
   mesh m;
-  m.vertices.reserve(std::size_t(nv));
+  // The header's count is only a claim until the lines are there: reserve
+  // no more than a small file could hold, so a short file that declares
+  // 2^31 vertices is refused as truncated instead of allocating 24 GiB.
+  m.vertices.reserve(std::size_t(std::min<std::int64_t>(nv, std::int64_t(1) << 16)));
   for (std::int64_t i = 0; i < nv; ++i) {
     if (!in.next(tok))
       detail::mesh_error(path, in.line(), "truncated: " + std::to_string(nv) + " vertices declared, the file ends after " +
@@ -158,7 +170,7 @@ inline mesh load_off(const std::string& path) {
       detail::mesh_error(path, in.line(), "truncated: " + std::to_string(nf) + " faces declared, the file ends after " +
                                               std::to_string(f));
     const auto k = in.number<std::int64_t>(tok[0], "face size");
-    if (k < 3 || std::int64_t(tok.size()) < k + 1)
+    if (k < 3 || k > std::int64_t(tok.size()) - 1)
       detail::mesh_error(path, in.line(), "a face needs its size (>= 3) and that many vertex indices");
     std::vector<std::int32_t> idx(static_cast<std::size_t>(k));
     for (std::int64_t j = 0; j < k; ++j) {

@@ -6,13 +6,17 @@
 //
 // tinyobjloader reads what it cannot parse as zeros, so `v` and `f` lines
 // are checked first (numbers, finite values, index ranges, at least three
-// corners), and every error names the file and the line.
+// corners), and every error names the file and the line. What
+// tinyobjloader returns is checked again (indices inside its vertex array,
+// finite coordinates) before any index is used: its parser is not ours.
 #pragma once
 
 #include <sweep/raytrace/mesh.hpp>
 
 #include <tiny_obj_loader.h>
 
+#include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -59,9 +63,18 @@ inline mesh load_obj(const std::string& path) {
                         false))
     detail::mesh_error(path, 0, "tinyobjloader: " + err);
   mesh m;
-  for (std::size_t i = 0; i + 2 < attrib.vertices.size(); i += 3)
+  for (std::size_t i = 0; i + 2 < attrib.vertices.size(); i += 3) {
     m.vertices.push_back({attrib.vertices[i], attrib.vertices[i + 1], attrib.vertices[i + 2]});
+    const auto& v = m.vertices.back();
+    if (!std::isfinite(v.x) || !std::isfinite(v.y) || !std::isfinite(v.z))
+      detail::mesh_error(path, 0, "tinyobjloader read vertex " + std::to_string(i / 3 + 1) + " as non-finite");
+  }
+  const auto nv = static_cast<std::int64_t>(m.vertices.size());
   for (const auto& s : shapes) {
+    for (const auto& corner : s.mesh.indices)
+      if (corner.vertex_index < 0 || corner.vertex_index >= nv)
+        detail::mesh_error(path, 0, "tinyobjloader read vertex index " + std::to_string(std::int64_t(corner.vertex_index) + 1) +
+                                        ", out of range (" + std::to_string(nv) + " vertices)");
     std::size_t offset = 0;
     for (const auto corners : s.mesh.num_face_vertices) {
       for (std::size_t j = 1; j + 1 < corners; ++j)
