@@ -2,10 +2,12 @@
 // versions, backends, host ISA levels, tuning values), then runs every
 // capability at a small size, checks each against a reference, and prints
 // one table: capability, size, time, GB/s, fraction of copy bandwidth,
-// check. `--config` prints the configuration alone. Progress goes to stderr
+// check. `--config` prints the configuration alone; `--network SPEC` (see
+// network.hpp) prints a synthesized scan network instead, without Kokkos. Progress goes to stderr
 // (see apps/common/console.hpp), the configuration and the table to stdout;
 // the exit status is non-zero when any check fails, 2 on bad arguments.
 #include "console.hpp"
+#include "network.hpp"
 #include "startup.hpp"
 #include "tour.hpp"
 
@@ -23,6 +25,7 @@ int main(int argc, char** argv) {
   tour::options opt;
   std::string out_dir = "sweep-tour-out";
   bool config_only = false;
+  std::string network_spec;
   CLI::App app{"Sweep tour: every capability at a small size, checked and timed"};
   app.add_option("-l,--log2n", opt.log2n, "log2 of the elements per capability")
       ->check(CLI::Range(4, 30))
@@ -33,8 +36,12 @@ int main(int argc, char** argv) {
   app.add_option("-o,--out", out_dir, "folder for images")->capture_default_str();
   app.add_flag("--config", config_only,
                "print the configuration (versions, backends, host ISA levels, tuning values, optional parts) and exit");
+  app.add_option("--network", network_spec,
+                 "synthesize and draw a prefix network: n=16,depth=5[,size=S,fanout=F,conflict_free=1,"
+                 "map=plain|padded,budget=NODES]");
   sweep_apps::console_options co;
   if (auto status = start.parse(app, co)) return *status;
+  if (!network_spec.empty()) return tour::run_network(network_spec);
   if (auto status = start.begin()) return *status;
   sweep_apps::console out(co);
   {

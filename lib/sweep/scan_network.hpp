@@ -37,7 +37,9 @@ struct network_op {
   std::int32_t src;
 };
 
-enum class network_kind { kogge_stone, sklansky, brent_kung, brent_kung_radix3, ladner_fischer };
+/// `synthesized` marks networks found by synthesize_network()
+/// (scan_network_synthesis.hpp); make_scan_network() cannot build it.
+enum class network_kind { kogge_stone, sklansky, brent_kung, brent_kung_radix3, ladner_fischer, synthesized };
 
 struct scan_network {
   network_kind kind = network_kind::kogge_stone;
@@ -62,6 +64,7 @@ inline const char* to_string(network_kind k) {
     case network_kind::brent_kung: return "brent_kung";
     case network_kind::brent_kung_radix3: return "brent_kung_radix3";
     case network_kind::ladner_fischer: return "ladner_fischer";
+    case network_kind::synthesized: return "synthesized";
   }
   return "?";
 }
@@ -176,6 +179,8 @@ inline scan_network make_scan_network(network_kind kind, std::int32_t n, directi
     case network_kind::brent_kung: net.steps = detail::brent_kung_steps(n); break;
     case network_kind::brent_kung_radix3: net.steps = detail::brent_kung_radix3_steps(n); break;
     case network_kind::ladner_fischer: net.steps = detail::ladner_fischer_steps(n); break;
+    case network_kind::synthesized:
+      detail::require(false, "sweep::make_scan_network", "kind is synthesized; use sweep::synthesize_network");
   }
   if (dir == direction::backward)
     for (auto& step : net.steps)

@@ -11,6 +11,9 @@
 #include <sweep/ocean.hpp>
 #include <sweep/scan.hpp>
 #include <sweep/scan_network.hpp>
+#include <sweep/scan_network_synthesis.hpp>
+#include <sweep/scan_network_variants.hpp>
+#include <sweep/team_network_choice.hpp>
 #include <sweep/segmented_scan.hpp>
 #include <sweep/sort.hpp>
 #include <sweep/team_scan.hpp>

@@ -10,10 +10,16 @@
 // Each call takes sweep::team_scan_scratch_size<T>(team_size) bytes of the
 // team's level-0 scratch: reserve that much per call with
 // policy.set_scratch_size(0, Kokkos::PerTeam(...)). Work O(n + team_size).
+// With a network (make_team_network: a kind, or any forward prefix network
+// such as synthesize_network()'s) the per-thread partials go through it;
+// segmented team scans are team scans of sweep::flagged<T> values under
+// sweep::head_flagged<Op> (scan_network_variants.hpp).
 #pragma once
 
 #include <sweep/detail/team_scan.hpp>
 #include <sweep/monoid.hpp>
+
+#include <string>
 
 namespace sweep {
 
@@ -33,6 +39,18 @@ template <class ExecSpace>
 team_network<ExecSpace> make_team_network(network_kind kind, int team_size) {
   detail::require(team_size >= 1, "sweep::make_team_network", "team_size is ", team_size, "; it must be positive");
   return detail::upload_network<typename ExecSpace::memory_space>(make_scan_network(kind, team_size));
+}
+
+/// Uploads any forward prefix network (a generator's or one found by
+/// synthesize_network()); its width must equal the team size of the
+/// kernels that use it.
+template <class ExecSpace>
+team_network<ExecSpace> make_team_network(const scan_network& net) {
+  std::string why;
+  detail::require(net.direction == direction::forward, "sweep::make_team_network", "team networks run forward");
+  detail::require(net.n >= 1, "sweep::make_team_network", "net has ", net.n, " wires; it needs at least 1");
+  detail::require(verify_prefix(net, &why), "sweep::make_team_network", "net is not a prefix network: ", why);
+  return detail::upload_network<typename ExecSpace::memory_space>(net);
 }
 
 namespace detail {

@@ -6,17 +6,19 @@
 // size) are handed out in order by an atomic ticket, so a tile's
 // predecessors are always resident. A block loads its tile coalesced into
 // shared memory, each thread folds its items, the block scans the thread
-// totals (warp shuffles, then the warps' totals), and thread 0 runs the
-// look-back of detail/look_back.hpp: it publishes
-// the tile's aggregate (or its inclusive prefix, when the aggregate closes
-// the prefix: a segment head), walks back over its predecessors' published
-// values to the nearest inclusive prefix, and publishes its own. Every
+// totals (warp shuffles, then the warps' totals), and the first warp runs
+// the look-back (cuda/look_back_warp.hpp over detail/look_back.hpp's
+// protocol): it publishes the tile's aggregate (or its inclusive prefix,
+// when the aggregate closes the prefix: a segment head), walks back over
+// its predecessors' published values 32 at a time to the nearest inclusive
+// prefix, and publishes its own. Every
 // thread then scans its items from its prefix and the tile is stored
 // coalesced. One read and one write per element: the traffic of a copy.
 // 64-bit sizes throughout.
 #pragma once
 
 #include <sweep/cuda/launch.hpp>
+#include <sweep/cuda/look_back_warp.hpp>
 #include <sweep/cuda/policy.hpp>
 #include <sweep/cuda/warp_scan.hpp>
 #include <sweep/detail/look_back.hpp>
@@ -78,7 +80,10 @@ __global__ void __launch_bounds__(Threads) single_pass_kernel(IO io, T init, boo
   T aggregate;
   const T before = block_exclusive_scan<Threads>(local, op, aggregate, warps);
 
-  if (threadIdx.x == 0) tile_prefix[0] = tiles.resolve(io, c, aggregate, init);
+  if (threadIdx.x < 32) {
+    const T prefix = warp_look_back(io, tiles, c, aggregate, init);
+    if (threadIdx.x == 0) tile_prefix[0] = prefix;
+  }
   __syncthreads();
 
   // Each thread scans its items from its prefix, back into shared memory.

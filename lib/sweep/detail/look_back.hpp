@@ -9,7 +9,8 @@
 //   chunk_aggregate  `aggregates(c)` holds the tile's own fold;
 //   chunk_inclusive  `inclusives(c)` holds the fold of everything up to and
 //                    including the tile (init folded in).
-// One thread per tile calls look_back_tiles::resolve with its aggregate: it
+// One thread per tile calls look_back_tiles::resolve with its aggregate (or,
+// on CUDA, one warp runs the same steps over 32 predecessors at a time): it
 // publishes the aggregate (or, when the aggregate already closes the prefix,
 // e.g. a segmented value holding a head, the inclusive value at once),
 // walks back over the predecessors' aggregates until it meets an inclusive
@@ -53,38 +54,67 @@ struct look_back_tiles {
   T* inclusives;
 
   /// Called by one thread of tile `c` once its `aggregate` is known:
-  /// returns the fold of `init` and every element before the tile.
+  /// returns the fold of `init` and every element before the tile. The
+  /// walk reads one predecessor at a time (the CUDA kernel walks a window
+  /// of 32 per step with a warp, cuda/look_back_warp.hpp, through the same
+  /// publish and read steps below).
   template <class IO>
   KOKKOS_INLINE_FUNCTION T resolve(const IO& io, index_t c, const T& aggregate, const T& init) const {
-    if (c == 0) {
-      publish(inclusives, 0, io.combine(init, aggregate), chunk_inclusive);
-      return init;
-    }
-    const bool closed = closes_prefix<IO>(aggregate);
-    if (closed) publish(inclusives, c, aggregate, chunk_inclusive);
-    else publish(aggregates, c, aggregate, chunk_aggregate);
+    if (c == 0) return publish_first(io, aggregate, init);
+    const bool closed = publish_aggregate<IO>(c, aggregate);
     T behind = IO::identity();
     index_t j = c - 1;
     while (true) {
-      const int f = volatile_load(&flags[j]);
+      const int f = status(j);
       if (f == chunk_empty) continue;  // the predecessor is still folding
       Kokkos::memory_fence();
       if (f == chunk_inclusive) {
-        behind = io.combine(volatile_load(&inclusives[j]), behind);
+        behind = io.combine(inclusive_of(j), behind);
         break;
       }
-      behind = io.combine(volatile_load(&aggregates[j]), behind);
+      behind = io.combine(aggregate_of(j), behind);
       --j;
     }
-    if (!closed) publish(inclusives, c, io.combine(behind, aggregate), chunk_inclusive);
+    publish_prefix(io, c, behind, aggregate, closed);
     return behind;
   }
 
+  /// Tile 0: its inclusive prefix is init (+) aggregate; returns init.
+  template <class IO>
+  KOKKOS_INLINE_FUNCTION T publish_first(const IO& io, const T& aggregate, const T& init) const {
+    publish(inclusives, 0, io.combine(init, aggregate), chunk_inclusive);
+    return init;
+  }
+
+  /// Tile c > 0, before its walk: publishes the aggregate, or the inclusive
+  /// prefix at once when the aggregate closes it; returns whether it did.
+  template <class IO>
+  KOKKOS_INLINE_FUNCTION bool publish_aggregate(index_t c, const T& aggregate) const {
+    const bool closed = closes_prefix<IO>(aggregate);
+    if (closed) publish(inclusives, c, aggregate, chunk_inclusive);
+    else publish(aggregates, c, aggregate, chunk_aggregate);
+    return closed;
+  }
+
+  /// Tile c > 0, after its walk found `behind` (the fold of everything
+  /// before it): publishes its inclusive prefix unless already closed.
+  template <class IO>
+  KOKKOS_INLINE_FUNCTION void publish_prefix(const IO& io, index_t c, const T& behind, const T& aggregate,
+                                             bool closed) const {
+    if (!closed) publish(inclusives, c, io.combine(behind, aggregate), chunk_inclusive);
+  }
+
+  /// Tile j's status word; its values may be read only after a status
+  /// other than chunk_empty was seen, and a memory fence.
+  KOKKOS_INLINE_FUNCTION int status(index_t j) const { return volatile_load(&flags[j]); }
+  KOKKOS_INLINE_FUNCTION T aggregate_of(index_t j) const { return volatile_load(&aggregates[j]); }
+  KOKKOS_INLINE_FUNCTION T inclusive_of(index_t j) const { return volatile_load(&inclusives[j]); }
+
  private:
-  KOKKOS_INLINE_FUNCTION void publish(T* slot, index_t c, const T& value, int status) const {
+  KOKKOS_INLINE_FUNCTION void publish(T* slot, index_t c, const T& value, int state) const {
     slot[c] = value;
     Kokkos::memory_fence();
-    Kokkos::atomic_exchange(&flags[c], status);
+    Kokkos::atomic_exchange(&flags[c], state);
   }
 };
 

@@ -1,0 +1,100 @@
+// Choosing the scan network a team runs over its partials, by a cost model.
+//
+//   double sweep::network_cost(net, costs [, index_map]);
+//   sweep::scan_network sweep::choose_team_network(team_size, costs [, index_map]);
+//   sweep::team_network<S> sweep::make_team_network<S>(team_size, costs [, index_map]);
+//
+// The model: cost = depth x costs.step + size x costs.op + bank_conflicts x
+// costs.conflict, where `step` is the time of one step of a team scan (two
+// team barriers and the operation's latency: every thread does at most one
+// operation per step), `op` the time one more operation adds (issue slots
+// shared by the team's threads) and `conflict` the time of one extra
+// shared-memory transaction (bank_conflicts() under index_map; 0 on hosts).
+// The constants belong to a machine: benchmarks/bench_team_network.cpp
+// times team scans through every network kind and synthesized ones at each
+// team size the space allows and fits step and op by least squares.
+//
+// Candidates: the five generators and, for team sizes up to 64, the
+// networks synthesize_network() finds at every depth from ceil(log2 n) to
+// 2 ceil(log2 n) (node budget 100000 each, so a candidate may be the best
+// found rather than the optimum). The cheapest wins; ties go to fewer
+// steps, then to the earlier candidate. Every candidate passes
+// verify_prefix(), so with an exact operator every choice gives the same
+// results.
+//
+// Errors: std::invalid_argument for team_size < 1 or a negative cost.
+// Cost: up to 2 log2 n synthesis searches (milliseconds to about a second).
+#pragma once
+
+#include <sweep/scan_network.hpp>
+#include <sweep/scan_network_synthesis.hpp>
+#include <sweep/team_scan.hpp>
+
+#include <functional>
+#include <vector>
+
+namespace sweep {
+
+struct network_costs {
+  double step = 1.0;      ///< time per step (barriers and one operation's latency)
+  double op = 0.0;        ///< time per operation
+  double conflict = 0.0;  ///< time per extra shared-memory transaction
+};
+
+inline double network_cost(const scan_network& net, const network_costs& costs,
+                           const std::function<std::int64_t(std::int64_t)>& map = plain_index) {
+  const double conflicts = costs.conflict == 0.0 ? 0.0 : static_cast<double>(bank_conflicts(net, map));
+  return static_cast<double>(net.depth()) * costs.step + static_cast<double>(net.size()) * costs.op +
+         conflicts * costs.conflict;
+}
+
+/// The networks choose_team_network() compares for `team_size` wires.
+inline std::vector<scan_network> team_network_candidates(std::int32_t team_size) {
+  detail::require(team_size >= 1, "sweep::team_network_candidates", "team_size is ", team_size,
+                  "; it must be positive");
+  std::vector<scan_network> out;
+  for (auto kind : {network_kind::kogge_stone, network_kind::sklansky, network_kind::brent_kung,
+                    network_kind::brent_kung_radix3, network_kind::ladner_fischer})
+    out.push_back(make_scan_network(kind, team_size));
+  if (team_size <= 64) {
+    std::int32_t low = 0;
+    while ((std::int64_t(1) << low) < team_size) ++low;
+    for (std::int32_t depth = low; depth <= 2 * low; ++depth) {
+      synthesis_constraints c;
+      c.max_depth = depth;
+      c.node_budget = 100'000;
+      auto r = synthesize_network(team_size, c);
+      if (r.network) out.push_back(std::move(*r.network));
+    }
+  }
+  return out;
+}
+
+/// The candidate with the smallest network_cost() (ties: fewer steps).
+inline scan_network choose_team_network(std::int32_t team_size, const network_costs& costs,
+                                        const std::function<std::int64_t(std::int64_t)>& map = plain_index) {
+  detail::require(costs.step >= 0 && costs.op >= 0 && costs.conflict >= 0, "sweep::choose_team_network",
+                  "costs are step ", costs.step, ", op ", costs.op, ", conflict ", costs.conflict,
+                  "; none may be negative");
+  auto candidates = team_network_candidates(team_size);
+  std::size_t best = 0;
+  double best_cost = network_cost(candidates[0], costs, map);
+  for (std::size_t k = 1; k < candidates.size(); ++k) {
+    const double cost = network_cost(candidates[k], costs, map);
+    if (cost < best_cost || (cost == best_cost && candidates[k].depth() < candidates[best].depth())) {
+      best = k;
+      best_cost = cost;
+    }
+  }
+  return std::move(candidates[best]);
+}
+
+/// The network choose_team_network() picks, uploaded for team scans of
+/// ExecSpace (team_scan.hpp).
+template <class ExecSpace>
+team_network<ExecSpace> make_team_network(std::int32_t team_size, const network_costs& costs,
+                                          const std::function<std::int64_t(std::int64_t)>& map = plain_index) {
+  return make_team_network<ExecSpace>(choose_team_network(team_size, costs, map));
+}
+
+}  // namespace sweep
