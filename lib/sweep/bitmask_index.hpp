@@ -52,7 +52,9 @@
 // whose length is not count(); an expanded array shorter than n_bits;
 // batch outputs shorter than their inputs or too narrow for the values;
 // select(k) with k outside [0, count()) or rank(i) outside [0, n_bits];
-// arrays that overlap. Inside kernels, device_view's select and rank
+// arrays that overlap (select/rank may write their results over their
+// queries when both are the same View), or an output that overlaps the
+// mask words the index reads. Inside kernels, device_view's select and rank
 // return sweep::bitmask::npos (-1) out of range; test(i) is false.
 #pragma once
 
@@ -223,6 +225,7 @@ class bitmask_index {
     const std::string where = "sweep::bitmask_index<" + traits::name() + ">::pack";
     detail::require(opt.work_item >= 0, where.c_str(), "work_item is negative (", opt.work_item, ")");
     check_arrays<ExecSpace, InView, OutView>(where, expanded_in, packed_out, size(), count());
+    check_not_mask(where, packed_out, "the packed array");
     detail::scoped_region region(where);
     if (count() == 0) return;
     detail::bitmask_backend<ExecSpace>::template pack<traits>(space, where, m_view, expanded_in, packed_out,
@@ -236,6 +239,7 @@ class bitmask_index {
     const std::string where = "sweep::bitmask_index<" + traits::name() + ">::unpack";
     detail::require(opt.work_item >= 0, where.c_str(), "work_item is negative (", opt.work_item, ")");
     check_arrays<ExecSpace, OutView, InView>(where, expanded_out, packed_in, size(), count());
+    check_not_mask(where, expanded_out, "the expanded array");
     detail::scoped_region region(where);
     if (count() == 0) return;
     detail::bitmask_backend<ExecSpace>::template unpack<traits>(space, where, m_view, packed_in, expanded_out,
@@ -246,6 +250,7 @@ class bitmask_index {
   template <class ExecSpace, class InView, class OutView>
   void select(const ExecSpace& space, const InView& packed_indices, const OutView& expanded_out) const {
     const std::string where = "sweep::bitmask_index<" + traits::name() + ">::select";
+    check_not_mask(where, expanded_out, "the results View");
     detail::check_queries<MemorySpace>(where, space, packed_indices, expanded_out, count() - 1, size());
     detail::scoped_region region(where);
     detail::bitmask_backend<ExecSpace>::template select<traits>(space, where, m_view, packed_indices, expanded_out);
@@ -255,6 +260,7 @@ class bitmask_index {
   template <class ExecSpace, class InView, class OutView>
   void rank(const ExecSpace& space, const InView& expanded_indices, const OutView& packed_out) const {
     const std::string where = "sweep::bitmask_index<" + traits::name() + ">::rank";
+    check_not_mask(where, packed_out, "the results View");
     detail::check_queries<MemorySpace>(where, space, expanded_indices, packed_out, size(), count());
     detail::scoped_region region(where);
     detail::bitmask_backend<ExecSpace>::template rank<traits>(space, where, m_view, expanded_indices, packed_out);
@@ -262,6 +268,15 @@ class bitmask_index {
 
  private:
   device_view_type m_view;
+
+  /// An output over the mask words would change the mask while the index
+  /// reads it (only the ceil(n_bits/32) words read count).
+  template <class OutView>
+  void check_not_mask(const std::string& where, const OutView& out, const char* name) const {
+    const auto read = Kokkos::subview(m_view.mask.words, std::make_pair(index_t(0), m_view.mask.n32));
+    detail::require(!detail::overlap(out, read), where.c_str(), name, " (", out.extent(0),
+                    " elements) overlaps the mask's ", m_view.mask.n32, " words");
+  }
 
   template <class ExecSpace, class Expanded, class Packed>
   static void check_arrays(const std::string& where, const Expanded& expanded, const Packed& packed, index_t n,

@@ -3,6 +3,19 @@
 // callable on host and device. Only associativity is ever assumed: Sweep
 // never reorders operands, so non-commutative monoids (matrix products,
 // affine-map composition) give exact results.
+//
+// minimum and maximum are exact and the same on every algorithm and
+// backend, NaN and signed zeros included:
+//   - NaN propagates: a result that combines a NaN is NaN, and it is the
+//     first NaN in sequence order (its payload kept); the identity is
+//     +/-infinity, so NaN never turns into it. (A bare `b < a ? b : a`
+//     is not associative with NaN: whether a NaN survived would depend on
+//     the algorithm's tree.)
+//   - Otherwise ties keep the earlier operand: min(-0.0, +0.0) is -0.0 and
+//     min(+0.0, -0.0) is +0.0, so a scan returns the first of the equal
+//     extreme values.
+// Integers and user types need only operator< (and the NaN test, x != x,
+// is made for floating-point types alone).
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -64,18 +77,34 @@ KOKKOS_INLINE_FUNCTION constexpr T least() {
 
 }  // namespace detail
 
+namespace detail {
+
+/// b replaces a in minimum/maximum when b is a NaN and a is not (NaN
+/// propagates, the first one wins); never for types without NaN.
+template <class T>
+KOKKOS_INLINE_FUNCTION constexpr bool nan_takes_over(const T& a, const T& b) {
+  if constexpr (std::is_floating_point_v<T>) return b != b && a == a;
+  else return false;
+}
+
+}  // namespace detail
+
 template <class T>
 struct minimum {
   using value_type = T;
   KOKKOS_INLINE_FUNCTION static constexpr T identity() { return detail::greatest<T>(); }
-  KOKKOS_INLINE_FUNCTION constexpr T operator()(const T& a, const T& b) const { return b < a ? b : a; }
+  KOKKOS_INLINE_FUNCTION constexpr T operator()(const T& a, const T& b) const {
+    return (b < a || detail::nan_takes_over(a, b)) ? b : a;
+  }
 };
 
 template <class T>
 struct maximum {
   using value_type = T;
   KOKKOS_INLINE_FUNCTION static constexpr T identity() { return detail::least<T>(); }
-  KOKKOS_INLINE_FUNCTION constexpr T operator()(const T& a, const T& b) const { return a < b ? b : a; }
+  KOKKOS_INLINE_FUNCTION constexpr T operator()(const T& a, const T& b) const {
+    return (a < b || detail::nan_takes_over(a, b)) ? b : a;
+  }
 };
 
 template <class T>

@@ -10,7 +10,9 @@
 // init; exclusive stops at in[i-1]). Backward (suffix scan), the mirror:
 // out[i] = in[i] (+) ... (+) in[n-1] (inclusive), and
 // out[i] = in[i+1] (+) ... (+) in[n-1] (+) init (exclusive). Operands are
-// never reordered, so non-commutative monoids are exact.
+// never reordered, so non-commutative monoids are exact. minimum and
+// maximum propagate NaN (the first one) and keep the first of equal values
+// on every algorithm (sweep/monoid.hpp).
 //
 // Algorithms (scan_options::algorithm), all on every backend:
 //   sequential      one thread; work n.

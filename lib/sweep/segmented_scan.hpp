@@ -39,8 +39,10 @@
 // Errors (std::invalid_argument naming the problem, nothing written):
 // flags/bits/keys shorter than in; offsets empty, not starting at 0, not
 // ending at n, or decreasing; out shorter than in or overlapping it (other
-// than in place) or the segments; totals shorter than the number of
-// segments.
+// than in place) or the segments; an algorithm without a segmented form;
+// totals shorter than the number of segments or overlapping in or the
+// segments; a conversion's output shorter than it needs or overlapping the
+// segments' View (the same View included: no conversion runs in place).
 #pragma once
 
 #include <sweep/core.hpp>
@@ -203,12 +205,20 @@ index_t segmented_reduce(const std::string& label, const ExecSpace& space, const
 }
 
 /// The door of every conversion: the output View's shape, then the
-/// representation's checks and the number of elements it describes.
+/// representation's checks and the number of elements it describes. The
+/// output must not overlap the representation: the conversions read
+/// neighbouring entries (keys(i - 1), a chunk's first head) while other
+/// threads write, so even the same View would be overwritten before it is
+/// read.
 template <class ExecSpace, class Segments, class OutView>
-index_t conversion_length(const ExecSpace& space, const Segments& segments, const char* where) {
+index_t conversion_length(const ExecSpace& space, const Segments& segments, const OutView& out, const char* where,
+                          const char* out_name) {
   static_assert(is_rank1_view_v<OutView> && accessible_from_v<ExecSpace, OutView>,
                 "sweep conversions: the output must be a rank-1 View accessible from the space");
-  return repr_length(space, segments, where);
+  const index_t n = repr_length(space, segments, where);
+  require(!overlap(out, repr_view(segments)), where, out_name, " (", out.extent(0),
+          " entries) overlaps the segments' View; the conversion would overwrite what it reads");
+  return n;
 }
 
 }  // namespace detail
@@ -320,7 +330,7 @@ template <class ExecSpace, class Segments, class FlagView>
 void to_head_flags(const ExecSpace& space, const Segments& segments, const FlagView& flags) {
   const char* where = "sweep::to_head_flags";
   detail::scoped_region region(where);
-  const index_t n = detail::conversion_length<ExecSpace, Segments, FlagView>(space, segments, where);
+  const index_t n = detail::conversion_length(space, segments, flags, where, "flags");
   detail::require(static_cast<index_t>(flags.extent(0)) >= n, where, "flags has ", flags.extent(0), " entries but ", n,
           " are needed");
   if (n == 0) return;
@@ -338,7 +348,7 @@ template <class ExecSpace, class Segments, class OffsetView>
 index_t to_segment_offsets(const ExecSpace& space, const Segments& segments, const OffsetView& offsets) {
   const char* where = "sweep::to_segment_offsets";
   detail::scoped_region region(where);
-  const index_t n = detail::conversion_length<ExecSpace, Segments, OffsetView>(space, segments, where);
+  const index_t n = detail::conversion_length(space, segments, offsets, where, "offsets");
   using O = typename OffsetView::non_const_value_type;
   if constexpr (detail::is_offsets_v<Segments>) {
     const index_t m = static_cast<index_t>(segments.offsets.extent(0));
@@ -368,7 +378,7 @@ template <class ExecSpace, class Segments, class IdView>
 void to_segment_ids(const ExecSpace& space, const Segments& segments, const IdView& ids) {
   const char* where = "sweep::to_segment_ids";
   detail::scoped_region region(where);
-  const index_t n = detail::conversion_length<ExecSpace, Segments, IdView>(space, segments, where);
+  const index_t n = detail::conversion_length(space, segments, ids, where, "ids");
   detail::require(static_cast<index_t>(ids.extent(0)) >= n, where, "ids has ", ids.extent(0), " entries but ", n,
           " are needed");
   if (n == 0) return;

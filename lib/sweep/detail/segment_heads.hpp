@@ -34,6 +34,13 @@ struct flag_heads {
 
   static constexpr bool bytes = sizeof(typename View::value_type) == 1;
   bool host_fast() const { return bytes && dense(flags); }
+  /// Flags wider than a byte never take the vector path (host_fast), but
+  /// the vector kernels' generic head source is compiled for them too.
+  std::uint32_t bits(index_t i, index_t n) const {
+    std::uint32_t b = i == 0 ? 1u : 0u;
+    for (index_t j = 0; j < 8 && i + j < n; ++j) b |= std::uint32_t(flags(i + j) != 0) << j;
+    return b;
+  }
   index_t first_head(index_t b, index_t e) const {
     if (b == 0) return 0;
     index_t j = b;
