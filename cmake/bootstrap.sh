@@ -58,6 +58,7 @@ debian_packages=(
   libstb-dev python3-matplotlib libsdsl-dev
   libembree-dev libtinyobjloader-dev libcgal-demo
   libopenmpi-dev openmpi-bin
+  doxygen
 )
 apt_updated=0
 apt_update_once() {
