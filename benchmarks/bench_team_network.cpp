@@ -63,6 +63,42 @@ double launch(const sweep::scan_network* net, int team_size) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+constexpr int chain = 4096;
+
+/// One launch of `league` teams: each thread runs `barriers` team barriers,
+/// then a dependent chain of `ops` sums whose loads index team scratch by
+/// the running value; returns the launch's seconds.
+double launch_parts(int team_size, int barriers, int ops) {
+  const int league = std::max(1, static_cast<int>(Space().concurrency()) / team_size);
+  Kokkos::View<std::int64_t*, Space::memory_space> out("sweep::bench::team_network::out", league * team_size);
+  Policy policy(Space(), league, team_size);
+  policy.set_scratch_size(0, Kokkos::PerTeam(sizeof(std::int64_t) * team_size));
+  Space().fence();
+  const auto t0 = std::chrono::steady_clock::now();
+  Kokkos::parallel_for(
+      "sweep::bench::team_network::constants", policy, KOKKOS_LAMBDA(const Policy::member_type& team) {
+        Kokkos::View<std::int64_t*, Space::scratch_memory_space, Kokkos::MemoryUnmanaged> data(
+            team.team_scratch(0), team.team_size());
+        data(team.team_rank()) = team.team_rank();
+        for (int r = 0; r < barriers; ++r) team.team_barrier();
+        const sweep::plus<std::int64_t> op;
+        std::int64_t acc = team.team_rank();
+        const std::int64_t mask = team.team_size() - 1;
+        for (int k = 0; k < ops; ++k) acc = op(acc, data(acc & mask));
+        out(team.league_rank() * team.team_size() + team.team_rank()) = acc;
+      });
+  Space().fence();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// Fastest of 9 launches.
+template <class F>
+double best_of(F&& f) {
+  double best = 1e30;
+  for (int k = 0; k < 9; ++k) best = std::min(best, f());
+  return best;
+}
+
 std::vector<std::pair<std::string, sweep::scan_network>> networks(int team_size) {
   std::vector<std::pair<std::string, sweep::scan_network>> out;
   for (auto kind : {sweep::network_kind::kogge_stone, sweep::network_kind::sklansky, sweep::network_kind::brent_kung,
@@ -143,6 +179,33 @@ void sweep_bench::register_suite() {
         counters(state, &net);
         state.counters["ns_per_scan"] = total / static_cast<double>(state.iterations()) / reps * 1e9;
       });
+    register_row("team_network/automatic/" + std::to_string(ts), [ts](benchmark::State& state) {
+      const auto net = sweep::detail::chosen_team_network(ts, sweep::tuned_network_costs<Space>());
+      launch(&net, ts);
+      double total = 0;
+      for (auto _ : state) {
+        const double s = launch(&net, ts);
+        state.SetIterationTime(s);
+        total += s;
+      }
+      counters(state, &net);
+      state.counters["ns_per_scan"] = total / static_cast<double>(state.iterations()) / reps * 1e9;
+    });
+    register_row("team_network/constants/" + std::to_string(ts), [ts](benchmark::State& state) {
+      const int barriers = 64 * reps;
+      double barrier_ns = 0, op_ns = 0;
+      for (auto _ : state) {
+        const double empty = best_of([&] { return launch_parts(ts, 0, 0); });
+        const double with_barriers = best_of([&] { return launch_parts(ts, barriers, 0); });
+        const double with_ops = best_of([&] { return launch_parts(ts, 0, chain); });
+        state.SetIterationTime(empty + with_barriers + with_ops);
+        barrier_ns = std::max(0.0, with_barriers - empty) / barriers * 1e9;
+        op_ns = std::max(0.0, with_ops - empty) / chain * 1e9;
+      }
+      state.counters["barrier_ns"] = barrier_ns;
+      state.counters["op_ns"] = op_ns;
+      state.counters["step_ns"] = 2 * barrier_ns + op_ns;
+    });
     if (ts >= 8)
       register_row("team_network/fit/" + std::to_string(ts), [ts](benchmark::State& state) {
         const auto nets = networks(ts);

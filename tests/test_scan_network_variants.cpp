@@ -4,8 +4,9 @@
 // every head pattern; the proof rejecting broken networks; the host
 // executor against the sequential references on random inputs for exact
 // monoids including the 2x2 matrix one; and team scans through synthesized
-// networks (inclusive, exclusive with init, segmented by the lifted
-// operator) at every team size the space allows, for every monoid kind.
+// networks and without one (forward and backward, inclusive and exclusive
+// with init, totals, segmented by the lifted operator) at every team size
+// the space allows, for every monoid kind.
 #include "scan_reference.hpp"
 #include "segmented_reference.hpp"
 
@@ -138,38 +139,59 @@ TEST_CASE("host variants equal the sequential references for exact monoids") {
 namespace {
 
 /// Team scans of `teams` pieces of per_team elements through `net` (width
-/// team_size): inclusive, exclusive with init, and segmented inclusive
-/// (flagged values, lifted operator) when the operator is exact.
+/// team_size; with use_net false, the network-free form): forward and
+/// backward, inclusive and exclusive with init, elements and returned
+/// totals; and segmented inclusive (flagged values, lifted operator) when
+/// the operator is exact.
 template <class Space, class Op>
 void check_team_variants(const Op& op, const sweep::scan_network& net, std::size_t per_team, int teams,
-                         std::uint64_t seed) {
+                         std::uint64_t seed, bool use_net = true) {
   using T = typename Op::value_type;
   using Policy = Kokkos::TeamPolicy<Space>;
+  using sweep::direction;
   const int team_size = net.n;
   const std::size_t n = per_team * teams;
   const auto x = random_values<T>(n, seed);
   const T init = random_values<T>(1, seed + 1)[0];
   const auto tnet = sweep::make_team_network<Space>(net);
-  for (bool exclusive : {false, true}) {
-    auto data = to_device<Space>(x);
-    Policy policy(Space(), teams, team_size);
-    policy.set_scratch_size(0, Kokkos::PerTeam(sweep::team_scan_scratch_size<T>(team_size)));
-    Kokkos::parallel_for(
-        "sweep::test::team_variants", policy, KOKKOS_LAMBDA(const typename Policy::member_type& team) {
-          auto mine = Kokkos::subview(
-              data, Kokkos::make_pair(team.league_rank() * per_team, (team.league_rank() + 1) * per_team));
-          if (exclusive) sweep::team_exclusive_scan(team, mine, init, op, tnet);
-          else sweep::team_inclusive_scan(team, mine, op, tnet);
-        });
-    const auto got = to_host(data);
-    for (int t = 0; t < teams; ++t) {
-      CAPTURE(t);
-      CAPTURE(exclusive);
-      const std::vector<T> piece(x.begin() + t * per_team, x.begin() + (t + 1) * per_team);
-      const auto want = expect(piece, exclusive ? init : Op::identity(), op, plain_reference(exclusive, false));
-      check_elements(std::vector<T>(got.begin() + t * per_team, got.begin() + (t + 1) * per_team), want, per_team);
+  Kokkos::View<T*, typename Space::memory_space> totals("sweep::test::team_totals", teams);
+  for (bool backward : {false, true})
+    for (bool exclusive : {false, true}) {
+      auto data = to_device<Space>(x);
+      Policy policy(Space(), teams, team_size);
+      policy.set_scratch_size(0, Kokkos::PerTeam(sweep::team_scan_scratch_size<T>(team_size)));
+      Kokkos::parallel_for(
+          "sweep::test::team_variants", policy, KOKKOS_LAMBDA(const typename Policy::member_type& team) {
+            auto mine = Kokkos::subview(
+                data, Kokkos::make_pair(team.league_rank() * per_team, (team.league_rank() + 1) * per_team));
+            T total;
+            if (backward && exclusive)
+              total = use_net ? sweep::team_exclusive_scan<direction::backward>(team, mine, init, op, tnet)
+                              : sweep::team_exclusive_scan<direction::backward>(team, mine, init, op);
+            else if (backward)
+              total = use_net ? sweep::team_inclusive_scan<direction::backward>(team, mine, op, tnet)
+                              : sweep::team_inclusive_scan<direction::backward>(team, mine, op);
+            else if (exclusive)
+              total = use_net ? sweep::team_exclusive_scan(team, mine, init, op, tnet)
+                              : sweep::team_exclusive_scan(team, mine, init, op);
+            else
+              total = use_net ? sweep::team_inclusive_scan(team, mine, op, tnet) : sweep::team_inclusive_scan(team, mine, op);
+            if (team.team_rank() == 0) totals(team.league_rank()) = total;
+          });
+      const auto got = to_host(data);
+      const auto got_totals = to_host(totals);
+      for (int t = 0; t < teams; ++t) {
+        CAPTURE(t);
+        CAPTURE(backward);
+        CAPTURE(exclusive);
+        const std::vector<T> piece(x.begin() + t * per_team, x.begin() + (t + 1) * per_team);
+        const auto want =
+            expect(piece, exclusive ? init : Op::identity(), op, plain_reference(exclusive, backward));
+        std::vector<T> mine(got.begin() + t * per_team, got.begin() + (t + 1) * per_team);
+        mine.push_back(got_totals[t]);  // the total is the reference's element per_team
+        check_elements(mine, want, per_team + 1);
+      }
     }
-  }
   if constexpr (!std::is_floating_point_v<T>) {
     using F = sweep::flagged<T>;
     const auto heads = random_heads(n, seed + 2);
@@ -216,6 +238,9 @@ TEST_CASE_TEMPLATE("team scans through synthesized networks, every team size, ev
     check_team_variants<Space>(sweep::bit_xor<std::uint32_t>{}, net, 100, 2, 40 + team_size);
     check_team_variants<Space>(sweep::plus<double>{}, net, 300, 2, 50 + team_size);
     check_team_variants<Space>(sweep::maximum<float>{}, net, 100, 2, 60 + team_size);
+    // The network-free forms (one thread scans the partials).
+    check_team_variants<Space>(sweep::plus<std::int64_t>{}, net, 300, 3, 70 + team_size, false);
+    check_team_variants<Space>(mat2_product{}, net, 200, 3, 80 + team_size, false);
   }
 }
 

@@ -1,10 +1,12 @@
 // sweep::choose_team_network: the cost formula; barrier-bound costs pick a
 // minimum-depth network, operation-bound costs the smallest candidate, a
 // conflict penalty a conflict-free one; every choice verified; the chosen
-// network uploaded for team scans; errors.
+// network uploaded for team scans; the automatic choice under the space's
+// measured costs (tuning<S>::team_network), made once and kept; errors.
 #include "test_support.hpp"
 
 #include <sweep/team_network_choice.hpp>
+#include <sweep/team_scan.hpp>
 
 TEST_CASE("network_cost is depth x step + size x op + conflicts x conflict") {
   const auto bk = sweep::make_scan_network(sweep::network_kind::brent_kung, 1024);
@@ -53,6 +55,33 @@ TEST_CASE("make_team_network(team_size, costs) uploads the chosen network") {
   CHECK(net.wires == 16);
   CHECK(net.steps == static_cast<std::int32_t>(chosen.depth()));
   CHECK(net.dst.extent(0) == chosen.size());
+}
+
+TEST_CASE("the automatic team network is the choice under the space's measured costs") {
+  using Host = Kokkos::DefaultHostExecutionSpace;
+  const auto costs = sweep::tuned_network_costs<Host>();
+  CHECK(costs.step > 0);
+  CHECK(costs.op >= 0);
+  for (std::int32_t n : {1, 2, 7, 16, 32, 256}) {
+    CAPTURE(n);
+    const auto chosen = sweep::choose_team_network(n, costs);
+    const auto net = sweep::make_team_network<Host>(n);
+    REQUIRE(net.wires == n);
+    REQUIRE(net.steps == static_cast<std::int32_t>(chosen.depth()));
+    std::size_t k = 0;
+    bool same = net.dst.extent(0) == chosen.size();
+    for (std::size_t s = 0; same && s < chosen.steps.size(); ++s) {
+      same = net.begin(s) == static_cast<std::int32_t>(k);
+      for (const auto& op : chosen.steps[s]) {
+        same = same && net.dst(k) == op.dst && net.src(k) == op.src;
+        ++k;
+      }
+    }
+    CHECK(same);
+    // Made once and kept: a second request gives the same network.
+    CHECK(&sweep::detail::chosen_team_network(n, costs) == &sweep::detail::chosen_team_network(n, costs));
+  }
+  CHECK_THROWS_AS(sweep::make_team_network<Host>(0), std::invalid_argument);
 }
 
 TEST_CASE("choose_team_network rejects bad arguments") {

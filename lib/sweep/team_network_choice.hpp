@@ -2,6 +2,8 @@
 //
 //   double sweep::network_cost(net, costs [, index_map]);
 //   sweep::scan_network sweep::choose_team_network(team_size, costs [, index_map]);
+//   sweep::network_costs sweep::tuned_network_costs<S>();
+//   sweep::team_network<S> sweep::make_team_network<S>(team_size);   (team_scan.hpp)
 //   sweep::team_network<S> sweep::make_team_network<S>(team_size, costs [, index_map]);
 //
 // The model: cost = depth x costs.step + size x costs.op + bank_conflicts x
@@ -11,8 +13,13 @@
 // shared by the team's threads) and `conflict` the time of one extra
 // shared-memory transaction (bank_conflicts() under index_map; 0 on hosts).
 // The constants belong to a machine: benchmarks/bench_team_network.cpp
-// times team scans through every network kind and synthesized ones at each
-// team size the space allows and fits step and op by least squares.
+// measures them (its team_network/constants rows time a team barrier and
+// one operation; its fit rows time team scans through every candidate and
+// fit step and op by least squares), and tuning<S>::team_network holds the
+// figures for each kind of space (tuned_network_costs<S>()). The automatic
+// choice, make_team_network<S>(team_size), and the team kernels inside
+// Sweep's own scans use those figures; the choice per (team size, costs)
+// is made once per process and kept.
 //
 // Candidates: the five generators and, for team sizes up to 64, the
 // networks synthesize_network() finds at every depth from ceil(log2 n) to
@@ -28,9 +35,12 @@
 
 #include <sweep/scan_network.hpp>
 #include <sweep/scan_network_synthesis.hpp>
-#include <sweep/team_scan.hpp>
+#include <sweep/tuning.hpp>
 
 #include <functional>
+#include <map>
+#include <mutex>
+#include <tuple>
 #include <vector>
 
 namespace sweep {
@@ -89,12 +99,25 @@ inline scan_network choose_team_network(std::int32_t team_size, const network_co
   return std::move(candidates[best]);
 }
 
-/// The network choose_team_network() picks, uploaded for team scans of
-/// ExecSpace (team_scan.hpp).
+/// The measured costs of ExecSpace's kind of space (tuning<S>::team_network).
 template <class ExecSpace>
-team_network<ExecSpace> make_team_network(std::int32_t team_size, const network_costs& costs,
-                                          const std::function<std::int64_t(std::int64_t)>& map = plain_index) {
-  return make_team_network<ExecSpace>(choose_team_network(team_size, costs, map));
+network_costs tuned_network_costs() {
+  using t = typename tuning<ExecSpace>::team_network;
+  return network_costs{t::step_ns, t::op_ns, t::conflict_ns};
 }
+
+namespace detail {
+/// choose_team_network(team_size, costs) under the plain index mapping,
+/// made once per (team_size, costs) in the process and kept.
+inline const scan_network& chosen_team_network(std::int32_t team_size, const network_costs& costs) {
+  static std::mutex lock;
+  static std::map<std::tuple<std::int32_t, double, double, double>, scan_network> chosen;
+  const auto key = std::make_tuple(team_size, costs.step, costs.op, costs.conflict);
+  const std::lock_guard<std::mutex> guard(lock);
+  auto at = chosen.find(key);
+  if (at == chosen.end()) at = chosen.emplace(key, choose_team_network(team_size, costs)).first;
+  return at->second;
+}
+}  // namespace detail
 
 }  // namespace sweep

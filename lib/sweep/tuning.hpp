@@ -1,7 +1,7 @@
 // Every tuning constant of Sweep, one struct per kind of execution space:
 //
 //   sweep::tuning<ExecSpace>::scan::chunk_bytes, ::sort::..., ::bitmask::...,
-//   ::ocean::..., ::raytrace::..., ::gravity::...
+//   ::ocean::..., ::raytrace::..., ::gravity::..., ::team_network::...
 //
 // The primary template below holds the portable defaults, shaped for a GPU
 // (any device space without hand-written kernels); lib/sweep/host/tuning.hpp
@@ -73,6 +73,18 @@ struct tuning {
     /// Threads per partition's team in the tree walk: 64 lanes share a
     /// partition's bodies (the walk diverges beyond a couple of warps).
     static constexpr int team_size = 64;
+  };
+  struct team_network {
+    /// The team-network cost model's constants in ns (team_network_choice.hpp;
+    /// bench_team_network's constants and fit rows measure them). Not yet
+    /// measured on a GPU: estimates for a 256-thread block at about 1.7 GHz.
+    /// A step is two block barriers and a shared-memory round trip (about
+    /// 100 cycles); one more operation takes one lane of a warp instruction
+    /// (a thirty-second of a few cycles); one more shared-memory transaction
+    /// (a bank conflict) about 30 cycles.
+    static constexpr double step_ns = 60.0;
+    static constexpr double op_ns = 0.1;
+    static constexpr double conflict_ns = 20.0;
   };
 };
 

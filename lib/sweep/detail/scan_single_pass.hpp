@@ -39,7 +39,7 @@ T scan_single_pass(const ExecSpace& space, const IO& io, const T& init, bool exc
   const index_t n = io.n;
   const index_t nchunks = (n + chunk - 1) / chunk;
   constexpr int team_size = tuning<ExecSpace>::scan::team_size;
-  const auto net = make_partials_network<team_network_t<ExecSpace, team_size>>(team_size);
+  const auto net = make_partials_network<ExecSpace, team_size>();
   const std::size_t scratch =
       Scratch::shmem_size(team_scan_scratch_elems<T>(team_size) + 1) + IndexScratch::shmem_size(1);
 

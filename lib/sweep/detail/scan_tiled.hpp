@@ -19,7 +19,7 @@ T scan_tiled(const ExecSpace& space, const IO& io, const T& init, bool exclusive
   const index_t n = io.n;
   const index_t ntiles = (n + tile - 1) / tile;
   constexpr int team_size = tuning<ExecSpace>::scan::team_size;
-  const auto net = make_partials_network<team_network_t<ExecSpace, team_size>>(team_size);
+  const auto net = make_partials_network<ExecSpace, team_size>();
   const std::size_t scratch = Scratch::shmem_size(team_scan_scratch_elems<T>(team_size));
   Kokkos::View<T*, Mem> sums(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::tile_sums"), ntiles);
   Kokkos::View<T, Mem> total(label + "::total");

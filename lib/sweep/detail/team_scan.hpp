@@ -8,6 +8,7 @@
 
 #include <sweep/core.hpp>
 #include <sweep/scan_network.hpp>
+#include <sweep/team_network_choice.hpp>
 
 #include <type_traits>
 #include <vector>
@@ -52,19 +53,21 @@ network_view<Mem> upload_network(const scan_network& net) {
   return view;
 }
 
-/// The network the portable team kernels run over their partials: Kogge-
-/// Stone (fewest steps) when a team has several threads, none otherwise.
+/// The network the portable team kernels run over their partials: the one
+/// choose_team_network() picks under ExecSpace's measured costs
+/// (tuning<S>::team_network) when a team has several threads, none
+/// otherwise.
 template <class ExecSpace, int TeamSize>
 using team_network_t =
     std::conditional_t<(TeamSize > 1), network_view<typename ExecSpace::memory_space>, no_network>;
 
-template <class Net>
-Net make_partials_network(int team_size) {
-  if constexpr (std::is_same_v<Net, no_network>) {
-    return {};
+template <class ExecSpace, int TeamSize>
+team_network_t<ExecSpace, TeamSize> make_partials_network() {
+  if constexpr (TeamSize > 1) {
+    return upload_network<typename ExecSpace::memory_space>(
+        chosen_team_network(TeamSize, tuned_network_costs<ExecSpace>()));
   } else {
-    return upload_network<typename decltype(Net::begin)::memory_space>(
-        make_scan_network(network_kind::kogge_stone, team_size));
+    return {};
   }
 }
 

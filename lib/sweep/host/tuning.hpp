@@ -73,6 +73,21 @@ struct tuning<ExecSpace, detail::host_kind> {
     /// One thread per partition: a CPU thread walks its bodies alone.
     static constexpr int team_size = 1;
   };
+  struct team_network {
+    /// Measured by bench_team_network's team_network/constants/2 row on the
+    /// 2-vCPU EPYC VM (OpenMP, 2 threads, idle, median of 3): a team
+    /// barrier 106.5 ns, one operation with its two scratch loads 1.9 ns,
+    /// so a step (two barriers and an operation) 215 ns. Barriers dominate:
+    /// one step less is worth about 110 more operations, so the choice is
+    /// the smallest network of the least depth. (This VM's teams hold at
+    /// most 2 threads, where every network is one operation; the fit rows
+    /// need 8 or more threads, and oversubscribed runs time the scheduler,
+    /// not the barriers.)
+    static constexpr double step_ns = 215.0;
+    static constexpr double op_ns = 1.9;
+    /// Host caches have no shared-memory banks.
+    static constexpr double conflict_ns = 0.0;
+  };
 };
 
 }  // namespace sweep
