@@ -75,16 +75,17 @@ struct tuning<ExecSpace, detail::host_kind> {
   };
   struct team_network {
     /// Measured by bench_team_network's team_network/constants/2 row on the
-    /// 2-vCPU EPYC VM (OpenMP, 2 threads, idle, median of 3): a team
-    /// barrier 106.5 ns, one operation with its two scratch loads 1.9 ns,
-    /// so a step (two barriers and an operation) 215 ns. Barriers dominate:
-    /// one step less is worth about 110 more operations, so the choice is
-    /// the smallest network of the least depth. (This VM's teams hold at
+    /// 2-vCPU EPYC VM (OpenMP, 2 threads; benchmarks/results/cpu-2core-epyc/
+    /// bench_team_network.json, median of 3): a team barrier 364 ns, one
+    /// operation with its two scratch loads 1.96 ns, so a step (two
+    /// barriers and an operation) 730 ns. Six runs on this shared VM gave
+    /// barriers of 106 to 372 ns and operations of 1.9 to 2.0 ns; at every
+    /// one a step is worth over 100 operations, so the choice (the smallest
+    /// network of the least depth) does not change. This VM's teams hold at
     /// most 2 threads, where every network is one operation; the fit rows
-    /// need 8 or more threads, and oversubscribed runs time the scheduler,
-    /// not the barriers.)
-    static constexpr double step_ns = 215.0;
-    static constexpr double op_ns = 1.9;
+    /// need 8 or more threads, and oversubscribed runs time the scheduler.
+    static constexpr double step_ns = 730.0;
+    static constexpr double op_ns = 1.96;
     /// Host caches have no shared-memory banks.
     static constexpr double conflict_ns = 0.0;
   };
