@@ -1,7 +1,7 @@
 // Helpers of the MPI tests: this rank and the rank count, splits of a
 // global length into rank parts (even, uneven with empty ranks, all on one
 // rank), the rank's slice of a global vector, and checks that every rank
-// saw the same thing.
+// saw the same thing, and that a bad call failed the same way everywhere.
 #pragma once
 
 #include "test_support.hpp"
@@ -88,6 +88,17 @@ inline bool on_all_ranks(bool ok) {
   int mine = ok ? 1 : 0, all = 0;
   MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   return all == 1;
+}
+
+/// `f` threw on this rank, its message names `part`, and every rank got
+/// the same message.
+template <class F>
+void expect_agreed_error(F&& f, const std::string& part) {
+  const std::string message = thrown(f);
+  CAPTURE(message);
+  CHECK(message != nothing_thrown);
+  CHECK(contains(message, part));
+  CHECK(same_on_all_ranks(message));
 }
 
 }  // namespace sweep_test

@@ -12,15 +12,6 @@ namespace {
 /// The last rank: the one the tests make misbehave.
 int culprit() { return world_size() - 1; }
 
-template <class F>
-void expect_agreed_error(F&& f, const std::string& part) {
-  const std::string message = thrown(f);
-  CAPTURE(message);
-  CHECK(message != nothing_thrown);
-  CHECK(contains(message, part));
-  CHECK(same_on_all_ranks(message));
-}
-
 }  // namespace
 
 TEST_CASE_TEMPLATE("a short output on one rank fails the scan on every rank", Space, SWEEP_TEST_SPACES) {

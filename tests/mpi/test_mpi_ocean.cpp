@@ -268,19 +268,6 @@ TEST_CASE_TEMPLATE("scatter then gather returns the global grid in either layout
   }
 }
 
-namespace {
-
-template <class F>
-void expect_agreed_error(F&& f, const std::string& part) {
-  const std::string message = thrown(f);
-  CAPTURE(message);
-  CHECK(message != nothing_thrown);
-  CHECK(contains(message, part));
-  CHECK(same_on_all_ranks(message));
-}
-
-}  // namespace
-
 TEST_CASE_TEMPLATE("bad ocean decompositions and grids fail on every rank", Space, SWEEP_TEST_SPACES) {
   Space space;
   using Mem = typename Space::memory_space;

@@ -14,36 +14,19 @@
 #include <sweep/cuda/warp_scan.hpp>
 #include <sweep/detail/look_back.hpp>
 
-#include <cstring>
-#include <type_traits>
 
 namespace sweep::cuda {
 
 /// v from the lane `delta` above (a lane past 31 gets its own value back).
 template <class T>
 __device__ __forceinline__ T shuffle_down(const T& v, unsigned delta) {
-  static_assert(std::is_trivially_copyable_v<T>, "sweep::cuda: scanned values must be trivially copyable");
-  constexpr int words = int((sizeof(T) + 3) / 4);
-  unsigned w[words];
-  std::memcpy(w, &v, sizeof(T));
-#pragma unroll
-  for (int k = 0; k < words; ++k) w[k] = __shfl_down_sync(full_warp, w[k], delta);
-  T out;
-  std::memcpy(&out, w, sizeof(T));
-  return out;
+  return shuffle_words(v, [delta](unsigned w) { return __shfl_down_sync(full_warp, w, delta); });
 }
 
 /// Lane 0's v in every lane.
 template <class T>
 __device__ __forceinline__ T broadcast_lane0(const T& v) {
-  constexpr int words = int((sizeof(T) + 3) / 4);
-  unsigned w[words];
-  std::memcpy(w, &v, sizeof(T));
-#pragma unroll
-  for (int k = 0; k < words; ++k) w[k] = __shfl_sync(full_warp, w[k], 0);
-  T out;
-  std::memcpy(&out, w, sizeof(T));
-  return out;
+  return shuffle_words(v, [](unsigned w) { return __shfl_sync(full_warp, w, 0); });
 }
 
 /// Lane 0 gets v[31] (+) v[30] (+) ... (+) v[0]: the higher lane is the

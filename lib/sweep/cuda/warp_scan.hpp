@@ -14,18 +14,25 @@
 
 namespace sweep::cuda {
 
-/// v from the lane `delta` below (a lane below 0 gets its own value back).
-template <class T>
-__device__ __forceinline__ T shuffle_up(const T& v, unsigned delta) {
+/// v moved through a warp shuffle word by word (32 bits at a time):
+/// `move(word)` is one __shfl_*_sync. Any trivially copyable value travels.
+template <class T, class Move>
+__device__ __forceinline__ T shuffle_words(const T& v, const Move& move) {
   static_assert(std::is_trivially_copyable_v<T>, "sweep::cuda: scanned values must be trivially copyable");
   constexpr int words = int((sizeof(T) + 3) / 4);
   unsigned w[words];
   std::memcpy(w, &v, sizeof(T));
 #pragma unroll
-  for (int k = 0; k < words; ++k) w[k] = __shfl_up_sync(full_warp, w[k], delta);
+  for (int k = 0; k < words; ++k) w[k] = move(w[k]);
   T out;
   std::memcpy(&out, w, sizeof(T));
   return out;
+}
+
+/// v from the lane `delta` below (a lane below 0 gets its own value back).
+template <class T>
+__device__ __forceinline__ T shuffle_up(const T& v, unsigned delta) {
+  return shuffle_words(v, [delta](unsigned w) { return __shfl_up_sync(full_warp, w, delta); });
 }
 
 /// Inclusive scan across the 32 lanes of a full warp.

@@ -135,15 +135,7 @@ template <class View, class Indexer>
 inline double host_residual_row(const View& u, const View& f, const View& r, const Indexer& idx, index_t i,
                                 index_t n, const stencil_coeffs& c, bool avx2) {
   const index_t m = n - 2;
-  auto point = [&](index_t j) {
-    const index_t p = idx(i, j);
-    const double au =
-        (4.0 * u(p) - u(idx(i - 1, j)) - u(idx(i + 1, j)) - u(idx(i, j - 1)) - u(idx(i, j + 1))) * c.inv_h2 +
-        c.lambda * u(p);
-    const double v = f(p) - au;
-    r(p) = v;
-    return v * v;
-  };
+  auto point = [&](index_t j) { return residual_point(u, f, r, idx, i, j, c); };
   if (i == 0 || i == n - 1) {
     for (index_t j = 0; j < n; ++j) r(idx(i, j)) = 0.0;
     return 0.0;

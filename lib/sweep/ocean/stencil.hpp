@@ -1,6 +1,7 @@
 // The 5-point stencil shared by the ocean kernels: coefficients of
-// -lap(u) + lambda u = f, one Gauss-Seidel/SOR point update, and the two
-// convergence measures a sweep can fold its changes into.
+// -lap(u) + lambda u = f, one Gauss-Seidel/SOR point update, one point's
+// residual, and the two convergence measures a sweep can fold its changes
+// into.
 #pragma once
 
 #include <sweep/core.hpp>
@@ -30,6 +31,21 @@ KOKKOS_FORCEINLINE_FUNCTION double relax_point(const View& u, const View& f, con
   const double next = c.omega == 1.0 ? gs : old + c.omega * (gs - old);  // GS: no rounding detour
   u(p) = next;
   return next - old;
+}
+
+/// Writes the residual f - (-lap(u) + lambda u) at (i, j) into r and
+/// returns its square: the one formula of every residual kernel (portable,
+/// host rows, distributed), so their results agree bit for bit.
+template <class View, class Indexer>
+KOKKOS_FORCEINLINE_FUNCTION double residual_point(const View& u, const View& f, const View& r, const Indexer& idx,
+                                                  index_t i, index_t j, const stencil_coeffs& c) {
+  const index_t p = idx(i, j);
+  const double au =
+      (4.0 * u(p) - u(idx(i - 1, j)) - u(idx(i + 1, j)) - u(idx(i, j - 1)) - u(idx(i, j + 1))) * c.inv_h2 +
+      c.lambda * u(p);
+  const double v = f(p) - au;
+  r(p) = v;
+  return v * v;
 }
 
 struct max_measure {

@@ -131,12 +131,7 @@ struct residual_kernel {
       r(p) = 0.0;
       return;
     }
-    const double au = (4.0 * u(p) - u(idx(i - 1, j)) - u(idx(i + 1, j)) - u(idx(i, j - 1)) - u(idx(i, j + 1))) *
-                           c.inv_h2 +
-                       c.lambda * u(p);
-    const double v = f(p) - au;
-    r(p) = v;
-    acc += v * v;
+    acc += residual_point(u, f, r, idx, i, j, c);
   }
 };
 
