@@ -298,22 +298,25 @@ inline const std::vector<std::size_t>& test_sizes() {
 
 /// Runs every algorithm x direction x kind on x and compares with the
 /// reference (floating point by the rule of expected_result). Also checks
-/// that out's element past n (a guard) is never written.
-template <class Space, class Op>
-void check_all_scans(const std::vector<typename Op::value_type>& x, const Op& op,
-                     const typename Op::value_type& init, const std::vector<sweep::scan_algorithm>& algos,
-                     sweep::index_t tile = 0, sweep::index_t chunk = 0) {
+/// that out's element past n (a guard) is never written. The input may
+/// hold another type than the operator's (In converted to it, as the scans
+/// do; the reference scans the converted values).
+template <class Space, class Op, class In>
+void check_all_scans(const std::vector<In>& x, const Op& op, const typename Op::value_type& init,
+                     const std::vector<sweep::scan_algorithm>& algos, sweep::index_t tile = 0,
+                     sweep::index_t chunk = 0) {
   using T = typename Op::value_type;
   const std::size_t n = x.size();
+  const std::vector<T> wide(x.begin(), x.end());
   auto in = to_device<Space>(x, "in");
-  const result_check<T> check(x, init);
+  const result_check<T> check(wide, init);
   CAPTURE(n);
   for_each_variant(algos, tile, chunk, [&](const sweep::scan_options& opt, bool backward, bool exclusive) {
     auto out = check.template poisoned_output<Space>();
     Space space;
     const T total = exclusive ? sweep::exclusive_scan(space, in, out, init, op, opt)
                               : sweep::inclusive_scan(space, in, out, op, opt);
-    const auto want = expect(x, init, op, plain_reference(exclusive, backward));
+    const auto want = expect(wide, init, op, plain_reference(exclusive, backward));
     CHECK_MESSAGE(want.ok(n, total), "total ", total, ", want ", want.value(n));
     check.elements(to_host(out), want, n);
   });

@@ -181,6 +181,43 @@ void for_each_representation(const representations<Space>& r, const F& f) {
   f("segment_keys", sweep::segment_keys(r.keys));
 }
 
+/// One representation `segments` of layout l: every algorithm x direction x
+/// kind, and the reduction, against the reference (on x converted to the
+/// operator's type when In differs); elements past the result are never
+/// written. Offsets keep their empty segments in the reduction; flags,
+/// bits and keys cannot express them.
+template <class Space, class In, class Op, class Segments>
+void check_segmented_with(const std::vector<In>& x, const layout& l, const Segments& segments, const Op& op,
+                          const typename Op::value_type& init,
+                          const std::vector<sweep::scan_algorithm>& algos = segmented_algorithms(),
+                          sweep::index_t chunk = 0) {
+  using T = typename Op::value_type;
+  const std::size_t n = x.size();
+  const std::vector<T> wide(x.begin(), x.end());
+  const auto heads = l.heads();
+  auto in = to_device<Space>(x, "in");
+  const result_check<T> check(wide, init);
+  Space space;
+  for_each_variant(algos, 0, chunk, [&](const sweep::scan_options& opt, bool backward, bool exclusive) {
+    auto out = check.template poisoned_output<Space>();
+    if (exclusive) sweep::segmented_exclusive_scan(space, in, segments, out, init, op, opt);
+    else sweep::segmented_inclusive_scan(space, in, segments, out, op, opt);
+    const auto want = expect(wide, init, op, [&](const auto& v, const auto& v_init, const auto& v_op) {
+      std::decay_t<decltype(v)> r;
+      reference_segmented_scan(v, heads, r, v_init, exclusive, backward, v_op);
+      return r;
+    });
+    check.elements(to_host(out), want, n);
+  });
+  const layout& reduced = sweep::detail::is_offsets_v<Segments> ? l : without_empty(l);
+  const auto want_totals = expect(wide, init, op, [&](const auto& v, const auto&, const auto& v_op) {
+    return reference_segmented_reduce(v, reduced, v_op);
+  });
+  auto totals = check.template poisoned_output<Space>(want_totals.size());
+  CHECK(sweep::segmented_reduce(space, in, segments, totals, op) == static_cast<sweep::index_t>(want_totals.size()));
+  check.elements(to_host(totals), want_totals, want_totals.size());
+}
+
 /// Every representation x algorithm x direction x kind, and the reduction,
 /// against the reference; elements past the result are never written.
 template <class Space, class Op>
@@ -188,41 +225,14 @@ void check_segmented(const std::vector<typename Op::value_type>& x, const layout
                      const typename Op::value_type& init,
                      const std::vector<sweep::scan_algorithm>& algos = segmented_algorithms(),
                      sweep::index_t chunk = 0) {
-  using T = typename Op::value_type;
-  const std::size_t n = x.size();
-  REQUIRE(l.n() == n);
-  CAPTURE(n);
+  REQUIRE(l.n() == x.size());
+  CAPTURE(x.size());
   const std::string layout_name = l.name;
   CAPTURE(layout_name);
-  const auto heads = l.heads();
   representations<Space> reps(l);
-  auto in = to_device<Space>(x, "in");
-  const result_check<T> check(x, init);
-  Space space;
   for_each_representation(reps, [&](const char* repr, const auto& segments) {
     CAPTURE(repr);
-    for_each_variant(algos, 0, chunk, [&](const sweep::scan_options& opt, bool backward, bool exclusive) {
-      auto out = check.template poisoned_output<Space>();
-      if (exclusive) sweep::segmented_exclusive_scan(space, in, segments, out, init, op, opt);
-      else sweep::segmented_inclusive_scan(space, in, segments, out, op, opt);
-      const auto want = expect(x, init, op, [&](const auto& v, const auto& v_init, const auto& v_op) {
-        std::decay_t<decltype(v)> r;
-        reference_segmented_scan(v, heads, r, v_init, exclusive, backward, v_op);
-        return r;
-      });
-      check.elements(to_host(out), want, n);
-    });
-    // The reduction: offsets keep their empty segments, the others cannot
-    // express them.
-    const bool offsets = std::string(repr) == "segment_offsets";
-    const layout& reduced = offsets ? l : without_empty(l);
-    const auto want_totals = expect(x, init, op, [&](const auto& v, const auto&, const auto& v_op) {
-      return reference_segmented_reduce(v, reduced, v_op);
-    });
-    auto totals = check.template poisoned_output<Space>(want_totals.size());
-    const auto nseg = sweep::segmented_reduce(space, in, segments, totals, op);
-    CHECK(nseg == static_cast<sweep::index_t>(want_totals.size()));
-    check.elements(to_host(totals), want_totals, want_totals.size());
+    check_segmented_with<Space>(x, l, segments, op, init, algos, chunk);
   });
 }
 

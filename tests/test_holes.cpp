@@ -32,60 +32,6 @@ std::vector<T> full_range_values(std::size_t n, std::uint64_t seed) {
   return out;
 }
 
-/// Every algorithm x direction x kind of a scan whose input holds In and
-/// whose output (and operator) holds Op::value_type, against the reference
-/// on the converted input.
-template <class Space, class In, class Op>
-void check_mixed_scans(const std::vector<In>& x, const Op& op, const typename Op::value_type& init) {
-  using T = typename Op::value_type;
-  const std::size_t n = x.size();
-  CAPTURE(n);
-  const std::vector<T> wide(x.begin(), x.end());
-  auto in = to_device<Space>(x, "in");
-  const result_check<T> check(wide, init);
-  for_each_variant(all_algorithms(), 0, 0, [&](const sweep::scan_options& opt, bool backward, bool exclusive) {
-    auto out = check.template poisoned_output<Space>();
-    Space space;
-    const T total = exclusive ? sweep::exclusive_scan(space, in, out, init, op, opt)
-                              : sweep::inclusive_scan(space, in, out, op, opt);
-    const auto want = expect(wide, init, op, plain_reference(exclusive, backward));
-    CHECK_MESSAGE(want.ok(n, total), "total ", total, ", want ", want.value(n));
-    check.elements(to_host(out), want, n);
-  });
-}
-
-/// Every segmented algorithm x direction x kind on one representation,
-/// with in of type In and out of Op::value_type, and the reduction.
-template <class Space, class In, class Op, class Segments>
-void check_segmented_with(const std::vector<In>& x, const layout& l, const Segments& segments, const Op& op,
-                          const typename Op::value_type& init) {
-  using T = typename Op::value_type;
-  const std::size_t n = x.size();
-  const std::vector<T> wide(x.begin(), x.end());
-  const auto heads = l.heads();
-  auto in = to_device<Space>(x, "in");
-  const result_check<T> check(wide, init);
-  Space space;
-  for_each_variant(segmented_algorithms(), 0, 0, [&](const sweep::scan_options& opt, bool backward, bool exclusive) {
-    auto out = check.template poisoned_output<Space>();
-    if (exclusive) sweep::segmented_exclusive_scan(space, in, segments, out, init, op, opt);
-    else sweep::segmented_inclusive_scan(space, in, segments, out, op, opt);
-    const auto want = expect(wide, init, op, [&](const auto& v, const auto& v_init, const auto& v_op) {
-      std::decay_t<decltype(v)> r;
-      reference_segmented_scan(v, heads, r, v_init, exclusive, backward, v_op);
-      return r;
-    });
-    check.elements(to_host(out), want, n);
-  });
-  const layout& reduced = sweep::detail::is_offsets_v<Segments> ? l : without_empty(l);
-  const auto want_totals = expect(wide, init, op, [&](const auto& v, const auto&, const auto& v_op) {
-    return reference_segmented_reduce(v, reduced, v_op);
-  });
-  auto totals = check.template poisoned_output<Space>(want_totals.size());
-  CHECK(sweep::segmented_reduce(space, in, segments, totals, op) == static_cast<sweep::index_t>(want_totals.size()));
-  check.elements(to_host(totals), want_totals, want_totals.size());
-}
-
 // ---------------------------------------------------------------- NaN
 
 /// The documented minimum/maximum, written out independently of
@@ -235,17 +181,17 @@ TEST_CASE_TEMPLATE("inputs scanned into a wider output type, every algorithm", S
     std::vector<std::int32_t> big(n);
     std::mt19937_64 gen(n);
     for (auto& v : big) v = static_cast<std::int32_t>(0x70000000 + static_cast<std::int32_t>(gen() % 0x1000000));
-    check_mixed_scans<Space>(big, sweep::plus<std::int64_t>{}, std::int64_t(-5));
+    check_all_scans<Space>(big, sweep::plus<std::int64_t>{}, std::int64_t(-5), all_algorithms());
     // float in, double out: the sums are held to double's bound.
-    check_mixed_scans<Space>(random_values<float>(n, n + 1), sweep::plus<double>{}, 0.125);
+    check_all_scans<Space>(random_values<float>(n, n + 1), sweep::plus<double>{}, 0.125, all_algorithms());
     // uint8 in, int64 out (counting flags).
     std::vector<std::uint8_t> bytes(n);
     for (auto& b : bytes) b = static_cast<std::uint8_t>(gen());
-    check_mixed_scans<Space>(bytes, sweep::plus<std::int64_t>{}, std::int64_t(0));
+    check_all_scans<Space>(bytes, sweep::plus<std::int64_t>{}, std::int64_t(0), all_algorithms());
     // int16 in, int32 maximum.
     std::vector<std::int16_t> shorts(n);
     for (auto& s : shorts) s = static_cast<std::int16_t>(gen());
-    check_mixed_scans<Space>(shorts, sweep::maximum<std::int32_t>{}, std::int32_t(-40000));
+    check_all_scans<Space>(shorts, sweep::maximum<std::int32_t>{}, std::int32_t(-40000), all_algorithms());
   }
 }
 

@@ -1,6 +1,9 @@
-// Sizes are 64-bit: an int8 scan of more than 2^32 elements, in place,
-// checked element by element on the host (a 32-bit kernel index, as Kokkos
-// 3.4.1 gives CUDA by default, would wrap and leave elements unwritten).
+// Sizes are 64-bit: an int8 scan of more than 2^32 elements and an int32
+// sum of more than 2^31 (the automatic path, which on a CPU is the
+// vector-register single-pass kernel), in place, checked element by
+// element on the host (a 32-bit kernel index, as Kokkos 3.4.1 gives CUDA by
+// default, would wrap and leave elements unwritten; a 32-bit element count
+// in a host kernel would go negative past 2^31).
 #include "scan_reference.hpp"
 
 using namespace sweep_test;
@@ -33,6 +36,39 @@ TEST_CASE_TEMPLATE("int8 scans of n > 2^32 elements", Space, SWEEP_TEST_SPACES) 
       acc = static_cast<std::int8_t>(acc + value(i));
     }
     CHECK(bad == 0);
+    CHECK(total == acc);
+  }
+}
+
+TEST_CASE_TEMPLATE("int32 sums of n > 2^31 elements on the automatic path", Space, SWEEP_TEST_SPACES) {
+  const sweep::index_t n = (sweep::index_t(1) << 31) + 4099;  // 8 GiB
+  Kokkos::View<std::int32_t*, typename Space::memory_space> v(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "big32"), n);
+  // Values in [-4, 3], a hash of the whole 64-bit index (so the element
+  // 2^31 earlier is unrelated and a wrapped index shows); every prefix
+  // stays inside int32 (mean -0.5: about -2^30 at the end).
+  auto value = [](sweep::index_t i) {
+    return static_cast<std::int32_t>((static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull) >> 61) - 4;
+  };
+  for (bool exclusive : {false, true}) {
+    CAPTURE(exclusive);
+    Kokkos::parallel_for(
+        "fill", Kokkos::RangePolicy<Space, Kokkos::IndexType<sweep::index_t>>(0, n),
+        KOKKOS_LAMBDA(const sweep::index_t i) {
+          v(i) = static_cast<std::int32_t>((static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull) >> 61) - 4;
+        });
+    const std::int32_t total =
+        exclusive ? sweep::exclusive_scan(Space(), v, v, std::int32_t(5)) : sweep::inclusive_scan(Space(), v, v);
+    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+    std::int64_t acc = exclusive ? 5 : 0;
+    sweep::index_t bad = 0, first_bad = -1;
+    for (sweep::index_t i = 0; i < n; ++i) {
+      const std::int64_t next = acc + value(i);
+      const std::int64_t want = exclusive ? acc : next;
+      if (host(i) != want && bad++ == 0) first_bad = i;
+      acc = next;
+    }
+    CHECK_MESSAGE(bad == 0, bad, " wrong elements, the first at ", first_bad);
     CHECK(total == acc);
   }
 }
