@@ -1,5 +1,7 @@
 // The memory-bandwidth ceiling on its own: a parallel copy of N elements
-// (traffic 2N*sizeof(T)). Every other suite registers the same rows.
+// with ordinary stores (`copy`) and, on x86 hosts, with non-temporal stores
+// (`copy_streaming`); traffic 2N*sizeof(T) for both. The ceiling at a size
+// is the faster row. The scan suites register the same rows.
 #include "common/bench_support.hpp"
 
 #include <cstdint>

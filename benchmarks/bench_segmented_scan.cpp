@@ -174,6 +174,8 @@ template <class T>
 void register_type(int lo, int hi) {
   const std::string t = type_name<T>();
   register_sizes("segscan/copy/none/any/" + t, lo, hi, bench_copy<T>);
+  if constexpr (has_streaming_copy)
+    register_sizes("segscan/copy_streaming/none/any/" + t, lo, hi, bench_copy_streaming<T>);
   register_sizes("segscan/plain_scan/none/any/" + t, lo, hi, bench_plain_scan<T>);
   for (int mean : {8, 1000, 0}) {
     std::string m = "/";  // built piecewise: GCC 12 warns (-Wrestrict) on "/" + string + ...

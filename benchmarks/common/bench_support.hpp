@@ -1,6 +1,10 @@
 // Shared pieces of Sweep's Google Benchmark suites: fenced, manually timed
-// regions; the `copy` ceiling every suite registers next to its own rows;
-// type names for row labels.
+// regions; the copy ceilings every suite registers next to its own rows
+// (`copy`: ordinary stores, which read each destination line before
+// writing it; `copy_streaming` on x86 hosts: non-temporal stores, which do
+// not, and so are the faster copy once the data exceeds the last-level
+// cache; the ceiling at a size is the faster of the two); type names for
+// row labels.
 //
 // Row names follow `<suite>/<impl>/<type>/<log2n>` (suites add fields where
 // their issue says so). `bytes_per_second` is set from the traffic model the
@@ -12,8 +16,17 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <string>
+#include <type_traits>
 #include <utility>
+
+#if defined(__SSE2__) && !defined(__CUDACC__)
+#include <emmintrin.h>
+#define SWEEP_BENCH_STREAMING_COPY 1
+#else
+#define SWEEP_BENCH_STREAMING_COPY 0
+#endif
 
 namespace sweep_bench {
 
@@ -114,6 +127,59 @@ void bench_copy(benchmark::State& state, int log2n) {
   });
 }
 
+/// True where bench_copy_streaming runs: host spaces built for x86.
+constexpr bool has_streaming_copy =
+    SWEEP_BENCH_STREAMING_COPY && Kokkos::SpaceAccessibility<Kokkos::HostSpace, Memory>::accessible;
+
+/// Copies bytes [lo, hi) of src to dst with 16-byte non-temporal stores
+/// (dst + lo 16-byte aligned), the unaligned tail by memcpy.
+inline void copy_streaming_bytes(const char* src, char* dst, std::int64_t lo, std::int64_t hi) {
+#if SWEEP_BENCH_STREAMING_COPY
+  std::int64_t i = lo;
+  for (; i + 64 <= hi; i += 64) {
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i));
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 16));
+    const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 32));
+    const __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 48));
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i), a);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 16), b);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 32), c);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 48), d);
+  }
+  std::memcpy(dst + i, src + i, static_cast<std::size_t>(hi - i));
+  _mm_sfence();
+#else
+  std::memcpy(dst + lo, src + lo, static_cast<std::size_t>(hi - lo));
+#endif
+}
+
+/// The streaming ceiling: a parallel copy of N elements of T, one
+/// contiguous 64-byte-aligned block per thread, written with non-temporal
+/// stores (traffic model 2N*sizeof(T), as `copy`). Host x86 spaces only.
+template <class T>
+void bench_copy_streaming(benchmark::State& state, int log2n) {
+  const std::int64_t n = std::int64_t(1) << log2n;
+  const buffers<T> b(n);
+  if (reinterpret_cast<std::uintptr_t>(b.out.data()) % 64 != 0) {
+    state.SkipWithError("the output View is not 64-byte aligned");
+    return;
+  }
+  const char* src = reinterpret_cast<const char*>(b.in.data());
+  char* dst = reinterpret_cast<char*>(b.out.data());
+  const std::int64_t bytes = n * static_cast<std::int64_t>(sizeof(T));
+  Space space;
+  const int parts = space.concurrency();
+  run_timed(state, space, 2.0 * static_cast<double>(bytes), [&] {
+    Kokkos::parallel_for(
+        "sweep::bench::copy_streaming", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, parts),
+        [=](const int p) {
+          const std::int64_t lo = (bytes * p / parts) & ~std::int64_t(63);
+          const std::int64_t hi = p + 1 == parts ? bytes : (bytes * (p + 1) / parts) & ~std::int64_t(63);
+          copy_streaming_bytes(src, dst, lo, hi);
+        });
+  });
+}
+
 /// Registers one row named `name` (Google Benchmark appends
 /// "/manual_time"); `f(state)` runs it.
 template <class F>
@@ -128,10 +194,13 @@ void register_sizes(const std::string& prefix, int lo, int hi, F f) {
     register_row(prefix + "/" + std::to_string(k), [f, k](benchmark::State& s) { f(s, k); });
 }
 
-/// Registers `<suite>/copy/<type>/<log2n>` for log2n in [lo, hi].
+/// Registers `<suite>/copy/<type>/<log2n>` for log2n in [lo, hi], and
+/// `<suite>/copy_streaming/<type>/<log2n>` where the space has it.
 template <class T>
 void register_copy(const std::string& suite, int lo, int hi) {
   register_sizes(suite + "/copy/" + type_name<T>(), lo, hi, bench_copy<T>);
+  if constexpr (has_streaming_copy)
+    register_sizes(suite + "/copy_streaming/" + type_name<T>(), lo, hi, bench_copy_streaming<T>);
 }
 
 /// Sizes: SWEEP_BENCH_LOG2N_MIN/MAX override a suite's defaults (e.g. 28 on
