@@ -126,6 +126,20 @@ void counters(benchmark::State& state, const sweep::scan_network* net) {
   state.counters["conflicts"] = static_cast<double>(sweep::bank_conflicts(*net));
 }
 
+/// The benchmark loop of one row: launches through `net` (nullptr: none),
+/// counters, and ns_per_scan.
+void time_scans(benchmark::State& state, const sweep::scan_network* net, int team_size) {
+  launch(net, team_size);
+  double total = 0;
+  for (auto _ : state) {
+    const double s = launch(net, team_size);
+    state.SetIterationTime(s);
+    total += s;
+  }
+  counters(state, net);
+  state.counters["ns_per_scan"] = total / static_cast<double>(state.iterations()) / reps * 1e9;
+}
+
 /// Least squares of ns = c0 + depth x step + size x op (normal equations).
 std::array<double, 3> fit(const std::vector<std::array<double, 4>>& rows) {
   double a[3][4] = {};
@@ -157,39 +171,14 @@ void sweep_bench::register_suite() {
   const int most = std::min(256, max_team_size());
   for (int ts = 2; ts <= most; ts *= 2) {
     register_row("team_network/none/" + std::to_string(ts), [ts](benchmark::State& state) {
-      launch(nullptr, ts);
-      double total = 0;
-      for (auto _ : state) {
-        const double s = launch(nullptr, ts);
-        state.SetIterationTime(s);
-        total += s;
-      }
-      counters(state, nullptr);
-      state.counters["ns_per_scan"] = total / static_cast<double>(state.iterations()) / reps * 1e9;
+      time_scans(state, nullptr, ts);
     });
     for (auto& [name, net] : networks(ts))
       register_row("team_network/" + name + "/" + std::to_string(ts), [ts, net = net](benchmark::State& state) {
-        launch(&net, ts);
-        double total = 0;
-        for (auto _ : state) {
-          const double s = launch(&net, ts);
-          state.SetIterationTime(s);
-          total += s;
-        }
-        counters(state, &net);
-        state.counters["ns_per_scan"] = total / static_cast<double>(state.iterations()) / reps * 1e9;
+        time_scans(state, &net, ts);
       });
     register_row("team_network/automatic/" + std::to_string(ts), [ts](benchmark::State& state) {
-      const auto net = sweep::detail::chosen_team_network(ts, sweep::tuned_network_costs<Space>());
-      launch(&net, ts);
-      double total = 0;
-      for (auto _ : state) {
-        const double s = launch(&net, ts);
-        state.SetIterationTime(s);
-        total += s;
-      }
-      counters(state, &net);
-      state.counters["ns_per_scan"] = total / static_cast<double>(state.iterations()) / reps * 1e9;
+      time_scans(state, &sweep::detail::chosen_team_network(ts, sweep::tuned_network_costs<Space>()), ts);
     });
     register_row("team_network/constants/" + std::to_string(ts), [ts](benchmark::State& state) {
       const int barriers = 64 * reps;
