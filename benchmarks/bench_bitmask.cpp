@@ -1,6 +1,7 @@
 // bench_bitmask: the bitmask pack/unpack index, rows
 // bitmask/<op>/<encoding>/<density_permille>/<log2n>[/w<work_item>]
-// with <op> in setup, pack, unpack, select_random, rank_random, copy.
+// with <op> in setup, pack, unpack, select_random, rank_random, copy,
+// copy_streaming.
 //
 // Masks: each bit set independently with probability density/1000 (a
 // hash of its position, so every row sees the same mask). Elements int32.
@@ -13,9 +14,16 @@
 //                           mask (n/8) + the index it writes; pack/unpack
 //                           the mask + count elements read + count
 //                           written (n/8 + 8 count); queries as above.
+//   line_bytes_per_second   pack/unpack on the line-granular model: the
+//                           mask, every 64-byte line of the expanded
+//                           array that holds a selected element (a
+//                           sparse mask still moves whole lines), and the
+//                           packed array (n/8 + 64 lines + 4 count); the
+//                           figure compared with the copy ceiling.
 //   index_bytes             the index (mask excluded); `density` the
 //                           measured fraction of set bits.
-// Peers in the same run: copy (the ceiling, bench_support's bench_copy), std::copy_if (sequential
+// Peers in the same run: copy and copy_streaming (bench_support's two copy
+// rows; the faster is the ceiling), std::copy_if (sequential
 // pack), sdsl-lite rank_support_v5 / select_support_mcl (random rank and
 // select, batches over the same OpenMP threads; CPU builds), and on CUDA
 // cub::DeviceSelect::Flagged (pack from one flag byte per element, made
@@ -31,6 +39,7 @@
 #include <sweep/bitmask_index.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <memory>
 #include <vector>
@@ -115,6 +124,27 @@ void bench_setup(benchmark::State& state, int log2n, int permille) {
            idx.count(), n, [&] { idx = sweep::bitmask_index<Enc, Memory>(space, words, n); });
 }
 
+/// The 64-byte lines of an int32 array (16 elements, one half-word of
+/// the mask each) that hold at least one selected element.
+index_t touched_lines(const Kokkos::View<std::uint32_t*, Memory>& mask) {
+  index_t lines = 0;
+  Kokkos::parallel_reduce(
+      "sweep::bench::touched_lines", Kokkos::RangePolicy<Space>(0, mask.extent(0)),
+      KOKKOS_LAMBDA(const index_t w, index_t& sum) {
+        sum += index_t((mask(w) & 0xffffu) != 0) + index_t((mask(w) >> 16) != 0);
+      },
+      lines);
+  return lines;
+}
+
+/// Sets line_bytes_per_second for a pack or unpack of 2^log2n elements.
+void set_line_bytes(benchmark::State& state, int log2n, int permille, index_t ones) {
+  const double lines = static_cast<double>(touched_lines(mask_for(log2n, permille)));
+  const double bytes = std::ldexp(1.0, log2n) / 8 + 64.0 * lines + 4.0 * static_cast<double>(ones);
+  state.counters["line_bytes_per_second"] =
+      benchmark::Counter(bytes * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+
 template <class Enc>
 void bench_apply(benchmark::State& state, int log2n, int permille, bool pack, index_t work_item = 0) {
   const index_t n = index_t(1) << log2n;
@@ -131,6 +161,7 @@ void bench_apply(benchmark::State& state, int log2n, int permille, bool pack, in
     if (pack) idx.pack(space, expanded, packed, opt);
     else idx.unpack(space, packed, expanded, opt);
   });
+  set_line_bytes(state, log2n, permille, ones);
 }
 
 constexpr index_t query_count = index_t(1) << 22;
@@ -180,6 +211,7 @@ void bench_copy_if(benchmark::State& state, int log2n, int permille) {
                return ((w[i >> 5] >> (i & 31)) & 1u) != 0;
              });
            });
+  set_line_bytes(state, log2n, permille, idx.count());
 }
 
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -296,14 +328,21 @@ int env_or(const char* name, int fallback) {
   return v && *v ? std::atoi(v) : fallback;
 }
 
+/// The two copy ceilings of 2^log2n int32 (ordinary and, where the space
+/// has it, streaming stores): `bitmask/copy[_streaming]/none/any/<log2n>`.
+void register_copy_rows(int log2n) {
+  register_sizes("bitmask/copy/none/any", log2n, log2n, bench_copy<std::int32_t>);
+  if constexpr (has_streaming_copy)
+    register_sizes("bitmask/copy_streaming/none/any", log2n, log2n, bench_copy_streaming<std::int32_t>);
+}
+
 }  // namespace
 
 void sweep_bench::register_suite() {
   const int main_log2n = env_or("SWEEP_BENCH_BITMASK_LOG2N", 26);
   const std::vector<int> densities{0, 1, 10, 40, 100, 250, 500, 750, 900, 990, 1000};
   // (1) densities at the main size
-  register_row("bitmask/copy/none/any/" + std::to_string(main_log2n),
-               [=](benchmark::State& s) { bench_copy<std::int32_t>(s, main_log2n); });
+  register_copy_rows(main_log2n);
   register_encoding<bm::rank_select>(main_log2n, densities, true);
   register_encoding<bm::full_permutation>(main_log2n, densities, true);
   register_encoding<bm::fixed_inclusive<>>(main_log2n, densities, true);
@@ -334,7 +373,7 @@ void sweep_bench::register_suite() {
   const int lo = log2n_min(20), hi = log2n_max(28);
   for (int k = lo; k <= hi; k += 2) {
     if (k == main_log2n) continue;
-    register_row("bitmask/copy/none/any/" + std::to_string(k), [=](benchmark::State& s) { bench_copy<std::int32_t>(s, k); });
+    register_copy_rows(k);
     register_encoding<bm::rank_select>(k, {500}, false);
     register_encoding<bm::full_permutation>(k, {500}, false);
     register_encoding<bm::fixed_inclusive<>>(k, {500}, false);

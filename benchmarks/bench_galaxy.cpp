@@ -12,7 +12,9 @@
 //   step/<s>         one whole simulation step       interactions_per_second
 //   force/direct     O(N^2) summation (N <= 10^5)    interactions_per_second
 //   copy/bodies      a copy of positions, velocities and masses (56 B per
-//                    body read + write), the bandwidth ceiling
+//                    body read + write), ordinary stores
+//   copy_streaming/bodies  the same bytes with non-temporal stores (x86
+//                    hosts); the ceiling at an N is the faster copy row
 //
 // Schemes: costzones, orb, static, random. Partitions are cut from the
 // costs one force evaluation recorded. Force rows also report `imbalance`
@@ -199,6 +201,7 @@ void sweep_bench::register_suite() {
     for (int k = 0; k < e; ++k) n *= 10;
     const std::string ns = std::string("/").append(std::to_string(n));
     register_row("galaxy/copy/bodies" + ns, [n](benchmark::State& s) { bench_copy_bodies(s, n); });
+    register_copy_streaming_bytes("galaxy/copy_streaming/bodies" + ns, 56 * n);
     register_row("galaxy/bbox/none" + ns, [n](benchmark::State& s) { bench_bbox(s, n); });
     register_row("galaxy/build/none" + ns, [n](benchmark::State& s) { bench_build(s, n); });
     register_row("galaxy/summarize/none" + ns, [n](benchmark::State& s) { bench_summarize(s, n); });

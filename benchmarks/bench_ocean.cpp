@@ -7,7 +7,9 @@
 //   residual          r = f - A u with its norm
 //   v_cycle           one multigrid V-cycle (2 pre + 2 post sweeps)
 //   solve             multigrid from u = 0 to a relative residual of 1e-7
-//   copy/grid         a parallel copy of one grid (the bandwidth ceiling)
+//   copy/grid         a parallel copy of one grid (ordinary stores)
+//   copy_streaming/grid  the same bytes copied with non-temporal stores
+//                     (x86 hosts); the ceiling at a size is the faster
 //   kokkos_sparse_gs/crs  Kokkos Kernels' Gauss-Seidel (one forward sweep)
 //                     on the 5-point Laplacian in CRS, the peer a Kokkos
 //                     user would otherwise write
@@ -192,6 +194,7 @@ void sweep_bench::register_suite() {
     const std::int64_t n = (std::int64_t(1) << k) + 2;
     const std::string ns = std::to_string(n);
     register_row("ocean/copy/grid/" + ns, [n](benchmark::State& s) { bench_grid_copy(s, n); });
+    register_copy_streaming_bytes("ocean/copy_streaming/grid/" + ns, 8 * n * n);
     for (const std::string layout : {"row_major", "block_major"}) {
       const auto lay = layout_named(layout);
       const std::string tail = "/" + layout + "/" + ns;

@@ -20,7 +20,9 @@
 // rows: share of rays with the same primitive, or the same occlusion, as
 // Sweep; the two triangle tests differ on edges). `raytrace/build/<sweep|
 // embree>/<scene>` time the BVH builds; `raytrace/copy/rays/<scene>` copies
-// the primary rays (32 bytes each, read + write) as the bandwidth line.
+// the primary rays (32 bytes each, read + write) as the bandwidth line and
+// `raytrace/copy_streaming/rays/<scene>` the same bytes with non-temporal
+// stores (x86 hosts); the faster of the two is the ceiling.
 #include "bench_raytrace_embree.hpp"
 #include "common/bench_support.hpp"
 
@@ -195,6 +197,13 @@ void bench_copy_rays(benchmark::State& state, const std::string& name) {
   set_rays(state, double(in.extent(0)));
 }
 
+/// The streaming ceiling over the bytes bench_copy_rays moves.
+void bench_copy_rays_streaming(benchmark::State& state, const std::string& name) {
+  const auto n = scene(name).rays["primary"].extent(0);
+  bench_copy_streaming_n<std::int8_t>(state, static_cast<std::int64_t>(sizeof(rt::ray) * n));
+  set_rays(state, double(n));
+}
+
 }  // namespace
 
 void sweep_bench::register_suite() {
@@ -210,6 +219,9 @@ void sweep_bench::register_suite() {
   scenes.push_back("procedural");
   for (const auto& name : scenes) {
     register_row("raytrace/copy/rays/" + name, [name](benchmark::State& s) { bench_copy_rays(s, name); });
+    if constexpr (has_streaming_copy)
+      register_row("raytrace/copy_streaming/rays/" + name,
+                   [name](benchmark::State& s) { bench_copy_rays_streaming(s, name); });
     register_row("raytrace/build/sweep/" + name, [name](benchmark::State& s) { bench_build_sweep(s, name); });
     register_row("raytrace/build/embree/" + name, [name](benchmark::State& s) { bench_build_embree(s, name); });
     for (const std::string kind : {"primary", "shadow", "diffuse"}) {

@@ -7,7 +7,9 @@ field on the x axis and a counter (default bytes_per_second, in GB/s) on y.
 A suite run at a single size (every x the same) is drawn as bars instead:
 one panel per second-to-last field (the type), one bar per
 <impl>/<field>... row (Sweep blue, peers orange), and rows whose fields are
-`none/any` (copy, the plain scan) as vertical reference lines.
+`none/any` (copy, copy_streaming, the plain scan) as vertical reference
+lines. Copy rows are black (`copy` dashed, `copy_streaming` dash-dotted):
+the ceiling at a size is the higher of the two.
 
 bench_bitmask, bench_ocean, bench_galaxy and bench_raytrace have their own
 figures (plot_bitmask.py, plot_ocean.py, plot_galaxy.py, plot_raytrace.py).
@@ -125,9 +127,10 @@ def figure(path, counter, out_dir):
         colours = plt.get_cmap("tab20").colors
         for k, (impl, pts) in enumerate(sorted(impls.items())):
             pts.sort()
-            style = "--" if impl == "copy" else ("-" if impl.startswith("sweep") else ":")
+            copy = impl.startswith("copy")
+            style = {"copy": "--", "copy_streaming": "-."}.get(impl, "-" if impl.startswith("sweep") else ":")
             ax.plot([p[0] for p in pts], [p[1] for p in pts], style, marker="o", ms=3, label=impl,
-                    color="black" if impl == "copy" else colours[k % len(colours)])
+                    color="black" if copy else colours[k % len(colours)])
         ax.set_title(panel)
         ax.set_xlabel("log2 n" if all(p[0] < 64 for v in impls.values() for p in v) else "x")
         ax.set_ylabel(counter.replace("bytes_per_second", "GB/s").replace("_per_second", " (1e9/s)"))

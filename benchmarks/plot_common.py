@@ -1,5 +1,5 @@
 """Pieces the suite-specific figure scripts share: four-field row parsing,
-times in ms, run titles and saving a figure."""
+times in ms, the copy ceiling, run titles and saving a figure."""
 import collections
 import os
 
@@ -22,6 +22,17 @@ def parse_rows(rows, row_name, suite, x=int):
 
 def ms(b):
     return b["real_time"] * {"ms": 1, "us": 1e-3, "ns": 1e-6, "s": 1e3}[b.get("time_unit", "ms")]
+
+
+def ceiling(value, *series):
+    """The bandwidth ceiling per x: the faster of the copy rows given (each
+    {x: row}, e.g. `copy` with ordinary stores and `copy_streaming`), as
+    {x: value(row)}, over the x any of them has."""
+    out = {}
+    for s in series:
+        for x, b in (s or {}).items():
+            out[x] = max(out.get(x, 0.0), value(b))
+    return out
 
 
 def run_title(path, context):

@@ -18,7 +18,6 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
-#include <type_traits>
 #include <utility>
 
 #if defined(__SSE2__) && !defined(__CUDACC__)
@@ -153,12 +152,13 @@ inline void copy_streaming_bytes(const char* src, char* dst, std::int64_t lo, st
 #endif
 }
 
-/// The streaming ceiling: a parallel copy of N elements of T, one
+/// The streaming ceiling: a parallel copy of `n` elements of T, one
 /// contiguous 64-byte-aligned block per thread, written with non-temporal
-/// stores (traffic model 2N*sizeof(T), as `copy`). Host x86 spaces only.
+/// stores (traffic model 2n*sizeof(T), as `copy`). Host x86 spaces only.
+/// Suites whose own copy row moves records (bodies, rays, grids) pass the
+/// same byte count as n int8 elements.
 template <class T>
-void bench_copy_streaming(benchmark::State& state, int log2n) {
-  const std::int64_t n = std::int64_t(1) << log2n;
+void bench_copy_streaming_n(benchmark::State& state, std::int64_t n) {
   const buffers<T> b(n);
   if (reinterpret_cast<std::uintptr_t>(b.out.data()) % 64 != 0) {
     state.SkipWithError("the output View is not 64-byte aligned");
@@ -178,6 +178,12 @@ void bench_copy_streaming(benchmark::State& state, int log2n) {
           copy_streaming_bytes(src, dst, lo, hi);
         });
   });
+}
+
+/// bench_copy_streaming_n of 2^log2n elements.
+template <class T>
+void bench_copy_streaming(benchmark::State& state, int log2n) {
+  bench_copy_streaming_n<T>(state, std::int64_t(1) << log2n);
 }
 
 /// Registers one row named `name` (Google Benchmark appends
@@ -201,6 +207,13 @@ void register_copy(const std::string& suite, int lo, int hi) {
   register_sizes(suite + "/copy/" + type_name<T>(), lo, hi, bench_copy<T>);
   if constexpr (has_streaming_copy)
     register_sizes(suite + "/copy_streaming/" + type_name<T>(), lo, hi, bench_copy_streaming<T>);
+}
+
+/// Registers `name` as a streaming copy of `bytes` bytes (the suite's own
+/// copy row's traffic) where the space has one; nothing elsewhere.
+inline void register_copy_streaming_bytes(const std::string& name, std::int64_t bytes) {
+  if constexpr (has_streaming_copy)
+    register_row(name, [bytes](benchmark::State& s) { bench_copy_streaming_n<std::int8_t>(s, bytes); });
 }
 
 /// Sizes: SWEEP_BENCH_LOG2N_MIN/MAX override a suite's defaults (e.g. 28 on
