@@ -58,7 +58,7 @@ template <class IO>
 outcome run_tiles(const IO& io, std::int64_t tiles, int threads, const std::vector<bool>& heads,
                   unsigned seed) {
   const sweep::detail::look_back_storage<span, Kokkos::HostSpace> storage(
-      Kokkos::DefaultHostExecutionSpace(), "sweep::test::look_back", tiles);
+      Kokkos::DefaultHostExecutionSpace(), tiles);
   Kokkos::fence();
   const auto state = storage.tiles();
   outcome result{std::vector<span>(std::size_t(tiles))};
@@ -139,7 +139,7 @@ TEST_CASE("look-back: segment heads close the prefix (published at once, walk st
 TEST_CASE("look-back: the total is the last tile's inclusive prefix, init folded in") {
   const std::int64_t tiles = 513;
   const sweep::detail::look_back_storage<span, Kokkos::HostSpace> storage(
-      Kokkos::DefaultHostExecutionSpace(), "sweep::test::look_back_total", tiles);
+      Kokkos::DefaultHostExecutionSpace(), tiles);
   Kokkos::fence();
   const auto state = storage.tiles();
   const span_io<false> io;

@@ -8,18 +8,30 @@
 
 using namespace sweep_test;
 
+namespace {
+
+/// The int8 case's values: in [-3, 4], a hash of the index.
+KOKKOS_INLINE_FUNCTION std::int8_t int8_value(sweep::index_t i) {
+  return static_cast<std::int8_t>(static_cast<int>((static_cast<std::uint64_t>(i) * 2654435761u) >> 7 & 7) - 3);
+}
+
+/// The int32 case's values: in [-4, 3], a hash of the whole 64-bit index
+/// (so the element 2^31 earlier is unrelated and a wrapped index shows);
+/// every prefix stays inside int32 (mean -0.5: about -2^30 at the end).
+KOKKOS_INLINE_FUNCTION std::int32_t int32_value(sweep::index_t i) {
+  return static_cast<std::int32_t>((static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull) >> 61) - 4;
+}
+
+}  // namespace
+
 TEST_CASE_TEMPLATE("int8 scans of n > 2^32 elements", Space, SWEEP_TEST_SPACES) {
   const sweep::index_t n = (sweep::index_t(1) << 32) + 4097;
   Kokkos::View<std::int8_t*, typename Space::memory_space> v(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "big"), n);
   auto fill = [&] {
     Kokkos::parallel_for(
-        "fill", Kokkos::RangePolicy<Space, Kokkos::IndexType<sweep::index_t>>(0, n), KOKKOS_LAMBDA(const sweep::index_t i) {
-          v(i) = static_cast<std::int8_t>(static_cast<int>((static_cast<std::uint64_t>(i) * 2654435761u) >> 7 & 7) - 3);
-        });
-  };
-  auto value = [](sweep::index_t i) {
-    return static_cast<std::int8_t>(static_cast<int>((static_cast<std::uint64_t>(i) * 2654435761u) >> 7 & 7) - 3);
+        "fill", Kokkos::RangePolicy<Space, Kokkos::IndexType<sweep::index_t>>(0, n),
+        KOKKOS_LAMBDA(const sweep::index_t i) { v(i) = int8_value(i); });
   };
   for (bool backward : {false, true}) {
     CAPTURE(backward);
@@ -33,7 +45,7 @@ TEST_CASE_TEMPLATE("int8 scans of n > 2^32 elements", Space, SWEEP_TEST_SPACES) 
     for (sweep::index_t k = 0; k < n; ++k) {
       const sweep::index_t i = backward ? n - 1 - k : k;
       bad += host(i) != acc;
-      acc = static_cast<std::int8_t>(acc + value(i));
+      acc = static_cast<std::int8_t>(acc + int8_value(i));
     }
     CHECK(bad == 0);
     CHECK(total == acc);
@@ -44,26 +56,18 @@ TEST_CASE_TEMPLATE("int32 sums of n > 2^31 elements on the automatic path", Spac
   const sweep::index_t n = (sweep::index_t(1) << 31) + 4099;  // 8 GiB
   Kokkos::View<std::int32_t*, typename Space::memory_space> v(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "big32"), n);
-  // Values in [-4, 3], a hash of the whole 64-bit index (so the element
-  // 2^31 earlier is unrelated and a wrapped index shows); every prefix
-  // stays inside int32 (mean -0.5: about -2^30 at the end).
-  auto value = [](sweep::index_t i) {
-    return static_cast<std::int32_t>((static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull) >> 61) - 4;
-  };
   for (bool exclusive : {false, true}) {
     CAPTURE(exclusive);
     Kokkos::parallel_for(
         "fill", Kokkos::RangePolicy<Space, Kokkos::IndexType<sweep::index_t>>(0, n),
-        KOKKOS_LAMBDA(const sweep::index_t i) {
-          v(i) = static_cast<std::int32_t>((static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull) >> 61) - 4;
-        });
+        KOKKOS_LAMBDA(const sweep::index_t i) { v(i) = int32_value(i); });
     const std::int32_t total =
         exclusive ? sweep::exclusive_scan(Space(), v, v, std::int32_t(5)) : sweep::inclusive_scan(Space(), v, v);
     auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
     std::int64_t acc = exclusive ? 5 : 0;
     sweep::index_t bad = 0, first_bad = -1;
     for (sweep::index_t i = 0; i < n; ++i) {
-      const std::int64_t next = acc + value(i);
+      const std::int64_t next = acc + int32_value(i);
       const std::int64_t want = exclusive ? acc : next;
       if (host(i) != want && bad++ == 0) first_bad = i;
       acc = next;

@@ -2,7 +2,8 @@
 // minimum-depth network, operation-bound costs the smallest candidate, a
 // conflict penalty a conflict-free one; every choice verified; the chosen
 // network uploaded for team scans; the automatic choice under the space's
-// measured costs (tuning<S>::team_network), made once and kept; errors.
+// measured costs (tuning<S>::team_network), made and uploaded once and
+// kept; errors.
 #include "test_support.hpp"
 
 #include <sweep/team_network_choice.hpp>
@@ -78,9 +79,14 @@ TEST_CASE("the automatic team network is the choice under the space's measured c
       }
     }
     CHECK(same);
-    // Made once and kept: a second request gives the same network.
+    // Made once and kept: a second request gives the same network, and the
+    // upload is kept too (the same device arrays, not a fresh copy).
     CHECK(&sweep::detail::chosen_team_network(n, costs) == &sweep::detail::chosen_team_network(n, costs));
+    CHECK(sweep::make_team_network<Host>(n).begin.data() == net.begin.data());
   }
+  // The scans' partials network is that same kept upload.
+  CHECK(sweep::detail::make_partials_network<Host, 8>().begin.data() ==
+        sweep::make_team_network<Host>(8).begin.data());
   CHECK_THROWS_AS(sweep::make_team_network<Host>(0), std::invalid_argument);
 }
 

@@ -73,13 +73,14 @@ team_network<ExecSpace> make_team_network(std::int32_t team_size, const network_
 }
 
 /// The automatic choice: the network choose_team_network() picks under
-/// ExecSpace's measured costs (tuned_network_costs<ExecSpace>()), made
-/// once per team size and kept.
+/// ExecSpace's measured costs (tuned_network_costs<ExecSpace>()), made and
+/// uploaded once per team size and kept until Kokkos::finalize (the
+/// returned View handles share that one copy, which Sweep's own scans use
+/// too: read it, never write into it).
 template <class ExecSpace>
 team_network<ExecSpace> make_team_network(std::int32_t team_size) {
   detail::require(team_size >= 1, "sweep::make_team_network", "team_size is ", team_size, "; it must be positive");
-  return detail::upload_network<typename ExecSpace::memory_space>(
-      detail::chosen_team_network(team_size, tuned_network_costs<ExecSpace>()));
+  return detail::uploaded_team_network<ExecSpace>(team_size);
 }
 
 namespace detail {

@@ -2,7 +2,7 @@
 // the single-process sweep's bit for bit (every process grid the rank count
 // allows, 3 = 3 x 1 and 1 x 3, interiors not divisible by the process
 // grid, one interior row or column per rank, SOR and Gauss-Seidel, both
-// transports), the max-norm measure exactly and the L2 measure and
+// transports, blocking and overlapped exchanges), the max-norm measure exactly and the L2 measure and
 // residual to rounding; scatter/gather round trips; the ghost exchange
 // moves exactly the neighbours' edges; bad arguments fail on every rank.
 #include "mpi_support.hpp"
@@ -77,7 +77,10 @@ TEST_CASE_TEMPLATE("distributed red-black sweeps equal the single-process sweeps
     for (const auto& dims : process_grids()) {
       if (!fits(n, dims)) continue;  // too small: the error tests cover it
       for (auto how : {sweep::mpi::transport::automatic, sweep::mpi::transport::staged}) {
+        // Blocking, and overlapped (edge lines after the exchange, the
+        // rest during it): SOR with the first, Gauss-Seidel with the second.
         for (double omega : {1.0, 1.37}) {
+          const auto schedule = omega == 1.0 ? smo::exchange_schedule::overlapped : smo::exchange_schedule::blocking;
           for (auto measure : {so::norm::max, so::norm::l2}) {
             for (double lambda : {0.0, 2.5}) {
               CAPTURE(n);
@@ -101,7 +104,7 @@ TEST_CASE_TEMPLATE("distributed red-black sweeps equal the single-process sweeps
               smo::scatter(space, make_global<Mem>(n, f0), f);
               for (int k = 0; k < 3; ++k) {
                 const double want = so::red_black_sweep(space, ur, fr, problem, opt);
-                const double got = smo::red_black_sweep(space, u, f, problem, opt);
+                const double got = smo::red_black_sweep(space, u, f, problem, opt, schedule);
                 if (measure == so::norm::max)
                   CHECK(got == want);
                 else

@@ -15,13 +15,13 @@ namespace sweep::detail {
 template <>
 struct scan_backend<Kokkos::Cuda, cuda_kind> : scan_backend<Kokkos::Cuda, portable_kind> {
   static constexpr bool own_automatic = true;
-  template <bool Lifted, class IO, class T>
+  template <bool Lifted, class IO, class T, class Sink>
   static T automatic(const Kokkos::Cuda& space, const IO& io, const T& init, bool exclusive, const scan_options&,
-                     const std::string& label) {
+                     const std::string& label, const Sink& sink) {
     if constexpr (cuda::scan_policy<sizeof(T)>::staged && alignof(T) <= 16)
-      return cuda::single_pass_scan(space, io, init, exclusive, label);
+      return cuda::single_pass_scan(space, io, init, exclusive, label, sink);
     else  // too large to stage through shared memory: global memory only
-      return scan_blelloch(space, io, init, exclusive, label);
+      return sink.put(space, scan_blelloch(space, io, init, exclusive, label));
   }
 };
 

@@ -103,27 +103,29 @@ __global__ void __launch_bounds__(Threads) single_pass_kernel(IO io, T init, boo
   }
 }
 
-/// The scan of `io` on the space's stream; returns the total (init folded
-/// in), as detail::scan_single_pass does.
-template <class IO, class T = typename IO::value_type>
-T single_pass_scan(const Kokkos::Cuda& space, const IO& io, const T& init, bool exclusive, const std::string& label) {
+/// The scan of `io` on the space's stream; its total (init folded in) goes
+/// to `sink`, as in detail::scan_single_pass (returned by default). The
+/// tile states come from the workspace: no allocation once it has grown,
+/// and no host sync when the sink is a device View.
+template <class IO, class Sink = detail::total_on_host, class T = typename IO::value_type>
+T single_pass_scan(const Kokkos::Cuda& space, const IO& io, const T& init, bool exclusive, const std::string& label,
+                   const Sink& sink = Sink{}) {
   using policy = scan_policy<sizeof(T)>;
   static_assert(policy::staged && alignof(T) <= 16, "sweep::cuda::single_pass_scan: route this value type elsewhere");
   using storage = tile_storage<T, policy::block_threads, policy::items_per_thread>;
   const index_t n = io.n;
-  if (n == 0) return init;
+  if (n == 0) return sink.put(space, init);
   const index_t tiles = (n + policy::tile - 1) / policy::tile;
-  const detail::look_back_storage<T, Kokkos::CudaSpace> state(space, label, tiles);
-  Kokkos::View<unsigned long long, Kokkos::CudaSpace> ticket(Kokkos::view_alloc(space, label + "::ticket"));
+  detail::look_back_storage<T, Kokkos::CudaSpace> state(space, tiles);
   Kokkos::Profiling::pushRegion(label + "::cuda_single_pass");
   const auto kernel = single_pass_kernel<policy::block_threads, policy::items_per_thread, IO, T>;
   if constexpr (storage::bytes > 48 * 1024)  // beyond the default dynamic limit: opt in
     cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(storage::bytes));
   kernel<<<static_cast<unsigned>(tiles), policy::block_threads, storage::bytes, space.cuda_stream()>>>(
-      io, init, exclusive, state.tiles(), ticket.data());
+      io, init, exclusive, state.tiles(), state.template ticket<unsigned long long>());
   Kokkos::Profiling::popRegion();
   check_launch(label + " (single-pass scan)");
-  return state.total(space);
+  return sink.finish(space, state);
 }
 
 }  // namespace sweep::cuda

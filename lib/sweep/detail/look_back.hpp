@@ -20,6 +20,7 @@
 #pragma once
 
 #include <sweep/detail/scan_io.hpp>
+#include <sweep/detail/workspace.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -118,38 +119,105 @@ struct look_back_tiles {
   }
 };
 
-/// The tiles' status words (zeroed: chunk_empty) and values in `Mem`.
-/// The values live in one zeroed byte array: every value is written
-/// before its status word, but volatile_load reads whole words, padding
-/// included (the lifted (value, head) pairs of segmented scans have
-/// some), and those bytes must have been written too. One value per
+/// The tiles' status words (zeroed: chunk_empty), their values and the
+/// ticket that numbers the tiles, in one lease of Mem's workspace
+/// (detail/workspace.hpp: reused across calls, nothing allocated per call
+/// once the pool has grown). The values live in zeroed bytes: every value
+/// is written before its status word, but volatile_load reads whole words,
+/// padding included (the lifted (value, head) pairs of segmented scans
+/// have some), and those bytes must have been written too. One value per
 /// tile: zeroing costs nothing measurable.
 template <class T, class Mem>
 struct look_back_storage {
-  static_assert(alignof(T) <= 64, "look-back values are placed in a 64-byte aligned allocation");
-  Kokkos::View<int*, Mem> flags;
-  Kokkos::View<unsigned char*, Mem> values;  // aggregates, then inclusive prefixes
+  static_assert(alignof(T) <= 64, "look-back values are placed in 64-byte aligned workspace pieces");
+  using lease_t = workspace_lease<Mem>;
+  using value_type = T;
   index_t count = 0;
+  mutable lease_t lease;  // pending on the caller's instance until total() has fenced it
+  unsigned long long* ticket_word = nullptr;  // the next tile number
+  int* flags = nullptr;
+  T* values = nullptr;  // aggregates, then inclusive prefixes
+
+  static std::size_t bytes_for(index_t tiles) {
+    return lease_t::piece(sizeof(unsigned long long)) + lease_t::piece(std::size_t(tiles) * sizeof(int)) +
+           lease_t::piece(2 * std::size_t(tiles) * sizeof(T));
+  }
 
   /// Zeroes everything on the caller's instance (stream-ordered before the
-  /// scan kernel that follows on it).
+  /// scan kernel that follows on it). From here the lease counts as in use
+  /// by that instance: if the call ends without total() (an error, or
+  /// total_to), the next user of the buffer fences the instance first.
   template <class ExecSpace>
-  look_back_storage(const ExecSpace& space, const std::string& label, index_t tiles)
-      : flags(Kokkos::view_alloc(space, label + "::flags"), tiles),
-        values(Kokkos::view_alloc(space, label + "::values"), 2 * tiles * index_t(sizeof(T))),
-        count(tiles) {}
+  look_back_storage(const ExecSpace& space, index_t tiles) : count(tiles), lease(bytes_for(tiles)) {
+    ticket_word = lease.template take<unsigned long long>(1);
+    flags = lease.template take<int>(std::size_t(tiles));
+    values = reinterpret_cast<T*>(lease.template take<unsigned char>(2 * std::size_t(tiles) * sizeof(T)));
+    Kokkos::deep_copy(space, lease.bytes(), static_cast<unsigned char>(0));
+    lease.release_after(space);
+  }
 
-  look_back_tiles<T> tiles() const {
-    T* base = reinterpret_cast<T*>(values.data());
-    return {flags.data(), base, base + count};
+  look_back_tiles<T> tiles() const { return {flags, values, values + count}; }
+
+  /// The ticket counter, as the kernel's atomic type (8 bytes, zeroed).
+  template <class C>
+  C* ticket() const {
+    static_assert(sizeof(C) == sizeof(unsigned long long), "the ticket is one 8-byte word");
+    return reinterpret_cast<C*>(ticket_word);
   }
 
   /// The last tile's inclusive prefix: the scan's total, init folded in
   /// (read on the caller's instance, which is fenced).
   template <class ExecSpace>
   T total(const ExecSpace& space) const {
-    const Kokkos::View<T*, Mem, Kokkos::MemoryUnmanaged> inclusives(tiles().inclusives, count);
-    return read_element(space, inclusives, count - 1);
+    const Kokkos::View<T*, Mem, Kokkos::MemoryUnmanaged> inclusives(values + count, count);
+    const T out = read_element(space, inclusives, count - 1);
+    lease.settled();  // read_element fenced the instance
+    return out;
+  }
+
+  /// Copies the total into `dst` (a rank-0 View the instance can access)
+  /// on the caller's instance without waiting; the lease goes back still
+  /// pending on that instance.
+  template <class ExecSpace, class Dst>
+  void total_to(const ExecSpace& space, const Dst& dst) const {
+    const Kokkos::View<T, Mem, Kokkos::MemoryUnmanaged> last(values + 2 * count - 1);
+    Kokkos::deep_copy(space, dst, last);
+  }
+};
+
+/// Where a scan's total goes. total_on_host: back to the caller as the
+/// return value (single-pass paths read it from their tile states, which
+/// fences the instance).
+struct total_on_host {
+  template <class ExecSpace, class Storage>
+  typename Storage::value_type finish(const ExecSpace& space, Storage& storage) const {
+    return storage.total(space);
+  }
+  /// A total already on the host (the other algorithms): returned.
+  template <class ExecSpace, class T>
+  T put(const ExecSpace&, const T& total) const {
+    return total;
+  }
+};
+
+/// The total goes to `dst`, a rank-0 View the space can access: single-pass
+/// paths copy it there from their tile states on the caller's instance
+/// without waiting (the return value is then meaningless; the workspace
+/// lease goes back pending on the instance); a total already on the host
+/// (every other algorithm) is copied and waited for.
+template <class Dst>
+struct total_in_view {
+  Dst dst;
+  template <class ExecSpace, class Storage>
+  typename Storage::value_type finish(const ExecSpace& space, Storage& storage) const {
+    storage.total_to(space, dst);
+    return typename Storage::value_type{};
+  }
+  template <class ExecSpace, class T>
+  T put(const ExecSpace& space, const T& total) const {
+    Kokkos::deep_copy(space, dst, total);
+    space.fence();
+    return total;
   }
 };
 

@@ -7,7 +7,8 @@
 //   resolve(n)             the algorithm `automatic` runs for n elements
 //   own_automatic          true when the backend runs `automatic` itself,
 //                          through automatic<Lifted>(space, io, init,
-//                          exclusive, opt, label) (CUDA's kernel)
+//                          exclusive, opt, label, sink) (CUDA's kernel;
+//                          the sink takes the total: detail/look_back.hpp)
 //   chunk_kernels(space, io, chunk)  the single-pass chunk work
 //                          (detail/scan_single_pass.hpp)
 #pragma once

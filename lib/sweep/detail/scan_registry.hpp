@@ -109,12 +109,14 @@ struct single_pass_entry {
   static constexpr scan_algorithm id = scan_algorithm::single_pass;
   static constexpr const char* name = "single_pass";
   static constexpr segmented_form segmented = segmented_form::lifted;
-  template <class ExecSpace, class IO, class T>
+  /// The total goes to `sink` (detail/look_back.hpp) straight from the
+  /// tile states: to a device View without a host sync.
+  template <class ExecSpace, class IO, class T, class Sink = total_on_host>
   static T run(const ExecSpace& space, const IO& io, const T& init, bool exclusive, const scan_options& opt,
-               const std::string& label) {
+               const std::string& label, const Sink& sink = Sink{}) {
     const index_t chunk = opt.chunk_size > 0 ? opt.chunk_size : default_chunk_elements<ExecSpace, T>();
     return scan_single_pass(space, io, init, exclusive, chunk,
-                            scan_backend<ExecSpace>::chunk_kernels(space, io, chunk), label);
+                            scan_backend<ExecSpace>::chunk_kernels(space, io, chunk), label, sink);
   }
 };
 
@@ -132,16 +134,21 @@ constexpr auto algorithm_infos(algorithm_list<Entries...>) {
 /// Runs algorithm `a` (not automatic) of the list on io; with Lifted, only
 /// the entries that run lifted segmented scans are candidates. Returns
 /// false when no entry matched (the caller's checks prevent it).
-template <bool Lifted, class ExecSpace, class IO, class T, class... Entries>
+/// The total goes to `sink`: through an entry's own sink parameter where it
+/// has one (single_pass), else from the host value it returns.
+template <bool Lifted, class ExecSpace, class IO, class T, class Sink, class... Entries>
 bool run_listed(algorithm_list<Entries...>, scan_algorithm a, const ExecSpace& space, const IO& io, const T& init,
-                bool exclusive, const scan_options& opt, const std::string& label, T& total) {
+                bool exclusive, const scan_options& opt, const std::string& label, const Sink& sink, T& total) {
   auto one = [&](auto entry) {
     using E = decltype(entry);
     if constexpr (Lifted && E::segmented != segmented_form::lifted) {
       return false;
     } else {
       if (a != E::id) return false;
-      total = E::template run<ExecSpace>(space, io, init, exclusive, opt, label);
+      if constexpr (requires { E::template run<ExecSpace>(space, io, init, exclusive, opt, label, sink); })
+        total = E::template run<ExecSpace>(space, io, init, exclusive, opt, label, sink);
+      else
+        total = sink.put(space, E::template run<ExecSpace>(space, io, init, exclusive, opt, label));
       return true;
     }
   };
@@ -167,18 +174,20 @@ bool run_own_segmented(algorithm_list<Entries...>, scan_algorithm a, const ExecS
 }
 
 /// Runs opt.algorithm on io; with Lifted, io is a lifted segmented problem
-/// and only the entries that run lifted are candidates.
-template <bool Lifted = false, class ExecSpace, class IO, class T>
+/// and only the entries that run lifted are candidates. The total goes to
+/// `sink` (returned by default; detail/look_back.hpp).
+template <bool Lifted = false, class ExecSpace, class IO, class T, class Sink = total_on_host>
 T run_scan_io(const ExecSpace& space, const IO& io, const T& init, bool exclusive, const scan_options& opt,
-              const std::string& label) {
+              const std::string& label, const Sink& sink = Sink{}) {
   using backend = scan_backend<ExecSpace>;
   scan_algorithm algorithm = opt.algorithm;
   if (algorithm == scan_algorithm::automatic) {
-    if constexpr (backend::own_automatic) return backend::template automatic<Lifted>(space, io, init, exclusive, opt, label);
+    if constexpr (backend::own_automatic)
+      return backend::template automatic<Lifted>(space, io, init, exclusive, opt, label, sink);
     algorithm = backend::resolve(io.n);
   }
   T total = init;
-  run_listed<Lifted>(scan_algorithm_list{}, algorithm, space, io, init, exclusive, opt, label, total);
+  run_listed<Lifted>(scan_algorithm_list{}, algorithm, space, io, init, exclusive, opt, label, sink, total);
   return total;
 }
 

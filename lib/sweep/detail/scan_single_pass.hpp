@@ -29,9 +29,9 @@ struct portable_chunk_kernels {
   }
 };
 
-template <class ExecSpace, class IO, class Kernels, class T = typename IO::value_type>
+template <class ExecSpace, class IO, class Kernels, class Sink = total_on_host, class T = typename IO::value_type>
 T scan_single_pass(const ExecSpace& space, const IO& io, const T& init, bool exclusive, index_t chunk,
-                   const Kernels& kernels, const std::string& label) {
+                   const Kernels& kernels, const std::string& label, const Sink& sink = Sink{}) {
   using Mem = typename ExecSpace::memory_space;
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Scratch = Kokkos::View<T*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
@@ -43,9 +43,9 @@ T scan_single_pass(const ExecSpace& space, const IO& io, const T& init, bool exc
   const std::size_t scratch =
       Scratch::shmem_size(team_scan_scratch_elems<T>(team_size) + 1) + IndexScratch::shmem_size(1);
 
-  const look_back_storage<T, Mem> storage(space, label, nchunks);
+  look_back_storage<T, Mem> storage(space, nchunks);
   const look_back_tiles<T> tiles = storage.tiles();
-  Kokkos::View<index_t, Mem> ticket(Kokkos::view_alloc(space, label + "::ticket"));
+  index_t* const ticket = storage.template ticket<index_t>();
   Kokkos::parallel_for(
       label + "::single_pass",
       Policy(space, static_cast<int>(nchunks), team_size).set_scratch_size(0, Kokkos::PerTeam(scratch)),
@@ -53,7 +53,7 @@ T scan_single_pass(const ExecSpace& space, const IO& io, const T& init, bool exc
         const int nt = team.team_size();
         Scratch parts(team.team_scratch(0), team_scan_scratch_elems<T>(nt) + 1);
         IndexScratch id(team.team_scratch(0), 1);
-        if (team.team_rank() == 0) id(0) = Kokkos::atomic_fetch_add(&ticket(), index_t(1));
+        if (team.team_rank() == 0) id(0) = Kokkos::atomic_fetch_add(ticket, index_t(1));
         team.team_barrier();
         const index_t c = id(0);
         const index_t first = c * chunk;
@@ -70,7 +70,7 @@ T scan_single_pass(const ExecSpace& space, const IO& io, const T& init, bool exc
             team, count, io.op, prefix, exclusive, load, [&](index_t j, const T& v) { io.store(first + j, v); },
             parts.data(), net);
       });
-  return storage.total(space);
+  return sink.finish(space, storage);
 }
 
 }  // namespace sweep::detail

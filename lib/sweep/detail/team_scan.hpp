@@ -9,7 +9,10 @@
 #include <sweep/core.hpp>
 #include <sweep/scan_network.hpp>
 #include <sweep/team_network_choice.hpp>
+#include <sweep/detail/workspace.hpp>
 
+#include <map>
+#include <mutex>
 #include <type_traits>
 #include <vector>
 
@@ -53,6 +56,31 @@ network_view<Mem> upload_network(const scan_network& net) {
   return view;
 }
 
+/// The automatic choice for `team_size` threads (chosen_team_network under
+/// tuned_network_costs<ExecSpace>()) uploaded to ExecSpace's memory once
+/// per team size and kept until Kokkos::finalize, so scans do not copy it
+/// to the device on every call. Thread-safe.
+template <class ExecSpace>
+network_view<typename ExecSpace::memory_space> uploaded_team_network(std::int32_t team_size) {
+  using Mem = typename ExecSpace::memory_space;
+  static std::mutex lock;
+  static std::map<std::int32_t, network_view<Mem>> uploaded;
+  const std::lock_guard<std::mutex> guard(lock);
+  auto at = uploaded.find(team_size);
+  if (at == uploaded.end()) {
+    // Views must not outlive Kokkos: the kept copies go at finalize.
+    if (uploaded.empty()) on_finalize([] {
+        const std::lock_guard<std::mutex> g(lock);
+        uploaded.clear();
+      });
+    at = uploaded
+             .emplace(team_size,
+                      upload_network<Mem>(chosen_team_network(team_size, tuned_network_costs<ExecSpace>())))
+             .first;
+  }
+  return at->second;
+}
+
 /// The network the portable team kernels run over their partials: the one
 /// choose_team_network() picks under ExecSpace's measured costs
 /// (tuning<S>::team_network) when a team has several threads, none
@@ -64,8 +92,7 @@ using team_network_t =
 template <class ExecSpace, int TeamSize>
 team_network_t<ExecSpace, TeamSize> make_partials_network() {
   if constexpr (TeamSize > 1) {
-    return upload_network<typename ExecSpace::memory_space>(
-        chosen_team_network(TeamSize, tuned_network_costs<ExecSpace>()));
+    return uploaded_team_network<ExecSpace>(TeamSize);
   } else {
     return {};
   }

@@ -15,7 +15,10 @@
 //                   staged through host memory, see mpi/core.hpp).
 //   red_black_sweep exchange the black ghosts, relax the red points,
 //                   exchange the red ghosts, relax the black points (each
-//                   exchange moves one colour: half the edge). A colour's
+//                   exchange moves one colour: half the edge); with
+//                   exchange_schedule::overlapped each colour's points
+//                   that read no ghost are relaxed while its exchange is
+//                   in flight, the edge lines after it. A colour's
 //                   updates read only the other colour, so the result
 //                   equals sweep::ocean::red_black_sweep's bit for bit; the returned max |du| is exact, ||du||_2 equal to
 //                   rounding (MPI_Allreduce of the per-rank sums).
@@ -376,6 +379,80 @@ void check_distributed(const char* where, const sweep::ocean::helmholtz& p, doub
 
 }  // namespace detail
 
+namespace detail {
+
+/// A ghost exchange in flight (exchange_ghosts in two halves): the
+/// constructor packs u's owned edges and posts the receives and sends;
+/// finish() waits for them and unpacks the ghosts. Between the two the
+/// caller may update any point the exchange neither reads nor writes.
+template <class ExecSpace, class MemorySpace>
+class ghost_exchange {
+ public:
+  using View = typename distributed_grid<MemorySpace>::view_type;
+
+  ghost_exchange(const ExecSpace& space, const distributed_grid<MemorySpace>& u, int color)
+      : space_(space), u_(u), in_(u.owned(), true, color) {
+    const decomposition& d = u.decomp();
+    const int nb[4] = {d.up(), d.down(), d.left(), d.right()};
+    for (int s = 0; s < 4; ++s) sides_ |= nb[s] != MPI_PROC_NULL ? (1 << s) : 0;
+    if (sides_ == 0) return;
+    const edge_lines out(u.owned(), false, color);
+    const View send = u.send_buffer();
+    move_edges(space, u.data(), send, out, u.indexer(), false, sides_);
+    const bool direct = !u.staged();
+    if (!direct) Kokkos::deep_copy(space, u.staged_send(), send);
+    space.fence();
+    double* sp = direct ? send.data() : u.staged_send().data();
+    double* rp = direct ? u.recv_buffer().data() : u.staged_recv().data();
+    // A message travels in direction s (0 up, 1 down, 2 left, 3 right) with
+    // tag s; what arrives from the neighbour on side s went the other way.
+    const int opposite[4] = {1, 0, 3, 2};
+    for (int s = 0; s < 4; ++s) {
+      if (nb[s] == MPI_PROC_NULL || in_.count[s] == 0) continue;
+      const int c = sweep::mpi::detail::as_count(in_.count[s], "sweep::mpi::ocean::exchange_ghosts");
+      check_mpi(MPI_Irecv(rp + in_.offset[s], c, MPI_DOUBLE, nb[s], opposite[s], d.comm(), &req_[nreq_++]),
+                "MPI_Irecv");
+    }
+    for (int s = 0; s < 4; ++s) {
+      if (nb[s] == MPI_PROC_NULL || out.count[s] == 0) continue;
+      const int c = sweep::mpi::detail::as_count(out.count[s], "sweep::mpi::ocean::exchange_ghosts");
+      check_mpi(MPI_Isend(sp + out.offset[s], c, MPI_DOUBLE, nb[s], s, d.comm(), &req_[nreq_++]), "MPI_Isend");
+      sent_ += out.count[s] * index_t(sizeof(double));
+    }
+  }
+  ghost_exchange(const ghost_exchange&) = delete;
+  ghost_exchange& operator=(const ghost_exchange&) = delete;
+  ~ghost_exchange() {
+    if (nreq_ > 0) MPI_Waitall(nreq_, req_, MPI_STATUSES_IGNORE);  // only on an error path
+  }
+
+  /// The sides (bits top, bottom, left, right) that have a neighbour.
+  int sides() const { return sides_; }
+
+  /// Waits for the messages and fills the ghosts; returns the bytes sent.
+  index_t finish() {
+    if (sides_ == 0) return 0;
+    const int n = nreq_;
+    nreq_ = 0;
+    check_mpi(MPI_Waitall(n, req_, MPI_STATUSES_IGNORE), "MPI_Waitall");
+    if (u_.staged()) Kokkos::deep_copy(space_, u_.recv_buffer(), u_.staged_recv());
+    move_edges(space_, u_.data(), u_.recv_buffer(), in_, u_.indexer(), true, sides_);
+    space_.fence();
+    return sent_;
+  }
+
+ private:
+  ExecSpace space_;
+  distributed_grid<MemorySpace> u_;
+  edge_lines in_;
+  int sides_ = 0;
+  MPI_Request req_[8];
+  int nreq_ = 0;
+  index_t sent_ = 0;
+};
+
+}  // namespace detail
+
 /// Fills the ghost layer of u with its neighbours' edges (collective over
 /// u's decomposition); with color 0 or 1 only the ghost points of that
 /// colour (0: i + j even), which is all a red-black half-sweep of the other
@@ -384,56 +461,29 @@ void check_distributed(const char* where, const sweep::ocean::helmholtz& p, doub
 /// Returns the bytes this rank sent.
 template <class ExecSpace, class MemorySpace>
 index_t exchange_ghosts(const ExecSpace& space, const distributed_grid<MemorySpace>& u, int color = -1) {
-  using View = typename distributed_grid<MemorySpace>::view_type;
-  const decomposition& d = u.decomp();
-  const block b = d.owned();
-  const int nb[4] = {d.up(), d.down(), d.left(), d.right()};
-  int sides = 0;
-  for (int s = 0; s < 4; ++s) sides |= nb[s] != MPI_PROC_NULL ? (1 << s) : 0;
-  if (sides == 0) return 0;
-  const detail::edge_lines out(b, false, color), in(b, true, color);
-  const View send = u.send_buffer(), recv = u.recv_buffer();
-  detail::move_edges(space, u.data(), send, out, u.indexer(), false, sides);
-  const bool direct = !u.staged();
-  const auto hsend = u.staged_send(), hrecv = u.staged_recv();
-  if (!direct) Kokkos::deep_copy(space, hsend, send);
-  space.fence();
-  double* sp = direct ? send.data() : hsend.data();
-  double* rp = direct ? recv.data() : hrecv.data();
-  // A message travels in direction s (0 up, 1 down, 2 left, 3 right) with
-  // tag s; what arrives from the neighbour on side s went the other way.
-  const int opposite[4] = {1, 0, 3, 2};
-  MPI_Request req[8];
-  int nreq = 0;
-  index_t sent = 0;
-  for (int s = 0; s < 4; ++s) {
-    if (nb[s] == MPI_PROC_NULL || in.count[s] == 0) continue;
-    const int c = sweep::mpi::detail::as_count(in.count[s], "sweep::mpi::ocean::exchange_ghosts");
-    detail::check_mpi(MPI_Irecv(rp + in.offset[s], c, MPI_DOUBLE, nb[s], opposite[s], d.comm(), &req[nreq++]),
-                      "MPI_Irecv");
-  }
-  for (int s = 0; s < 4; ++s) {
-    if (nb[s] == MPI_PROC_NULL || out.count[s] == 0) continue;
-    const int c = sweep::mpi::detail::as_count(out.count[s], "sweep::mpi::ocean::exchange_ghosts");
-    detail::check_mpi(MPI_Isend(sp + out.offset[s], c, MPI_DOUBLE, nb[s], s, d.comm(), &req[nreq++]), "MPI_Isend");
-    sent += out.count[s] * index_t(sizeof(double));
-  }
-  detail::check_mpi(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE), "MPI_Waitall");
-  if (!direct) Kokkos::deep_copy(space, recv, hrecv);
-  detail::move_edges(space, u.data(), recv, in, u.indexer(), true, sides);
-  space.fence();
-  return sent;
+  detail::ghost_exchange<ExecSpace, MemorySpace> x(space, u, color);
+  return x.finish();
 }
+
+/// How red_black_sweep orders each colour's exchange and update:
+/// `blocking` exchanges the ghosts, then updates the block; `overlapped`
+/// starts the exchange, updates the points that read no ghost while the
+/// messages travel, then finishes it and updates the block's edge lines.
+/// The values are the same either way (a colour's updates are
+/// independent); bench_mpi_ocean times both.
+enum class exchange_schedule { blocking, overlapped };
 
 /// One red-black Gauss-Seidel (SOR) sweep over the whole distributed grid
 /// (collective): equal to sweep::ocean::red_black_sweep on the gathered
 /// grid, bit for bit. Returns options.measure of the change over all
 /// ranks. Only options.omega and options.measure apply (the schedule and
-/// tiles of the single-process sweep do not change its values).
+/// tiles of the single-process sweep do not change its values); `schedule`
+/// says whether each colour's update overlaps its ghost exchange.
 template <class ExecSpace, class MemorySpace>
 double red_black_sweep(const ExecSpace& space, const distributed_grid<MemorySpace>& u,
                        const distributed_grid<MemorySpace>& f, const sweep::ocean::helmholtz& problem = {},
-                       const sweep::ocean::sweep_options& options = {}) {
+                       const sweep::ocean::sweep_options& options = {},
+                       exchange_schedule schedule = exchange_schedule::blocking) {
   static_assert(Kokkos::SpaceAccessibility<ExecSpace, MemorySpace>::accessible,
                 "sweep::mpi::ocean::red_black_sweep: the grids must be accessible from the execution space");
   static constexpr const char* where = "sweep::mpi::ocean::red_black_sweep";
@@ -446,16 +496,34 @@ double red_black_sweep(const ExecSpace& space, const distributed_grid<MemorySpac
   const auto c = so::coefficients(problem, u.n(), options.omega);
   const bool max = options.measure == sweep::ocean::norm::max;
   double local = 0;
-  for (int color = 0; color < 2; ++color) {
-    exchange_ghosts(space, u, 1 - color);  // the neighbours' points this colour reads
-    const double a = max ? detail::relax_color<so::max_measure>(space, u.data(), f.data(), u.indexer(),
-                                                                 u.owned(), c, color)
-                         : detail::relax_color<so::l2_measure>(space, u.data(), f.data(), u.indexer(),
-                                                                u.owned(), c, color);
+  auto relax = [&](const block& part, int color) {
+    if (part.rows() <= 0 || part.cols() <= 0) return;
+    const double a = max ? detail::relax_color<so::max_measure>(space, u.data(), f.data(), u.indexer(), part, c, color)
+                         : detail::relax_color<so::l2_measure>(space, u.data(), f.data(), u.indexer(), part, c, color);
     if (max)
       so::max_measure::join(local, a);
     else
       so::l2_measure::join(local, a);
+  };
+  const block b = u.owned();
+  for (int color = 0; color < 2; ++color) {
+    // The neighbours' points this colour reads.
+    detail::ghost_exchange<ExecSpace, MemorySpace> x(space, u, 1 - color);
+    if (schedule == exchange_schedule::blocking || x.sides() == 0) {
+      x.finish();
+      relax(b, color);
+      continue;
+    }
+    // The lines next to a neighbour read its ghosts: the rest goes first.
+    const int s = x.sides();
+    const index_t top = s & 1, bottom = (s >> 1) & 1, left = (s >> 2) & 1, right = (s >> 3) & 1;
+    const block inner{b.row_begin + top, b.row_end - bottom, b.col_begin + left, b.col_end - right};
+    relax(inner, color);
+    x.finish();
+    if (top) relax({b.row_begin, b.row_begin + 1, b.col_begin, b.col_end}, color);
+    if (bottom && b.rows() > top) relax({b.row_end - 1, b.row_end, b.col_begin, b.col_end}, color);
+    if (left) relax({inner.row_begin, inner.row_end, b.col_begin, b.col_begin + 1}, color);
+    if (right && b.cols() > left) relax({inner.row_begin, inner.row_end, b.col_end - 1, b.col_end}, color);
   }
   double global = 0;
   detail::check_mpi(MPI_Allreduce(&local, &global, 1, MPI_DOUBLE, max ? MPI_MAX : MPI_SUM, u.decomp().comm()),
