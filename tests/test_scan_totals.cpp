@@ -6,10 +6,12 @@
 // sizes repeat), a device-total call's buffer left pending and not taken
 // by the next call, distinct buffers for leases held at once, queued work
 // fenced before a buffer is handed out again, a piece beyond the lease
-// refused.
+// refused; the tiled, chunked and sequential scans and the radix sort
+// lease it too (one lease per call, nothing left pending).
 #include "scan_reference.hpp"
 
 #include <sweep/detail/workspace.hpp>
+#include <sweep/sort.hpp>
 
 #include <algorithm>
 #include <set>
@@ -161,4 +163,71 @@ TEST_CASE("workspace leases: distinct while held, fenced before reuse, bounded")
   CHECK(reinterpret_cast<std::uintptr_t>(a) % 64 == 0);
   CHECK(reinterpret_cast<char*>(b) - a == 64);
   CHECK_THROWS_AS(lease.take<double>(20), std::invalid_argument);
+}
+
+TEST_CASE_TEMPLATE("the tiled, chunked and sequential scans and the radix sort lease the workspace", Space,
+                   SWEEP_TEST_SPACES) {
+  using Mem = typename Space::memory_space;
+  using pool = sweep::detail::workspace_pool<Mem>;
+  const Space space;
+  const std::size_t n = 100000;
+  const auto x = random_values<std::int64_t>(n, 21);
+  const auto in = to_device<Space>(x, "in");
+  Kokkos::View<std::int64_t*, Mem> out("out", n);
+  std::vector<std::int64_t> want;
+  for (auto algorithm : {sweep::scan_algorithm::tiled, sweep::scan_algorithm::chunked,
+                         sweep::scan_algorithm::sequential}) {
+    const std::string name = sweep::to_string(algorithm);
+    CAPTURE(name);
+    sweep::scan_options opt;
+    opt.algorithm = algorithm;
+    opt.tile_size = 64;  // tiled: three levels of tile totals at this n
+    CHECK(sweep::inclusive_scan(space, in, out, sweep::plus<std::int64_t>{}, opt) ==
+          reference_scan(x, want, std::int64_t(0), false, false, sweep::plus<std::int64_t>{}));
+    CHECK(to_host(out) == want);
+    pool::get().settle();
+    const auto before = pool::get().footprint();
+    // Five more calls of this size or smaller: one lease each, nothing
+    // allocated, nothing left pending, the same results.
+    for (int k = 0; k < 5; ++k) {
+      const std::size_t m = n >> k;
+      const auto part = Kokkos::subview(in, Kokkos::pair<std::size_t, std::size_t>(0, m));
+      const std::vector<std::int64_t> head(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(m));
+      CHECK(sweep::exclusive_scan(space, part, out, std::int64_t(5), sweep::plus<std::int64_t>{}, opt) ==
+            reference_scan(head, want, std::int64_t(5), true, false, sweep::plus<std::int64_t>{}));
+      std::vector<std::int64_t> got = to_host(out);
+      got.resize(m);
+      CHECK(got == want);
+    }
+    auto after = pool::get().footprint();
+    CHECK(after.leases == before.leases + 5);
+    after.leases = before.leases;
+    CHECK(after == before);
+  }
+
+  // sort_by_key: the digit counts come from the workspace (and the scan of
+  // them leases too), nothing pending after the call, nothing grows when
+  // the size repeats.
+  std::mt19937 gen(22);
+  std::vector<std::uint32_t> keys_host(n);
+  for (auto& k : keys_host) k = static_cast<std::uint32_t>(gen());
+  std::vector<std::uint32_t> iota(n);
+  for (std::size_t i = 0; i < n; ++i) iota[i] = static_cast<std::uint32_t>(i);
+  auto order = iota;
+  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return keys_host[a] < keys_host[b]; });
+  const auto sorted_values = [&] {
+    auto keys = to_device<Space>(keys_host, "keys");
+    auto values = to_device<Space>(iota, "values");
+    sweep::sort_by_key(space, keys, values);
+    return to_host(values);
+  };
+  CHECK(sorted_values() == order);
+  pool::get().settle();
+  const auto before = pool::get().footprint();
+  CHECK(sorted_values() == order);
+  auto after = pool::get().footprint();
+  CHECK(after.leases > before.leases);
+  CHECK(after.pending == 0);
+  after.leases = before.leases;
+  CHECK(after == before);
 }

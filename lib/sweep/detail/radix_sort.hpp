@@ -10,6 +10,7 @@
 #include <sweep/core.hpp>
 #include <sweep/scan.hpp>
 #include <sweep/tuning.hpp>
+#include <sweep/detail/workspace.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -112,8 +113,11 @@ void radix_sort(const std::string& label, const ExecSpace& space, const KeyView&
 
   const index_t block = tuning<ExecSpace>::sort::block_keys(space, n);
   const index_t blocks = (n + block - 1) / block;
-  Kokkos::View<index_t*, Mem> counts(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::counts"),
-                                     blocks * digits::buckets);
+  using lease_t = workspace_lease<Mem>;
+  const auto ncounts = static_cast<std::size_t>(blocks * digits::buckets);
+  lease_t lease(lease_t::piece(ncounts * sizeof(index_t)));
+  lease.release_after(space);  // an exception leaves the buffer pending on space
+  const auto counts = lease.template view<index_t>(ncounts);
   Kokkos::View<K*, Mem> tmp_keys(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::keys"), n);
   Kokkos::View<V*, Mem> tmp_vals(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::values"), n);
 
@@ -139,6 +143,10 @@ void radix_sort(const std::string& label, const ExecSpace& space, const KeyView&
     Kokkos::parallel_for(label + "::copy_back", Range(space, 0, n),
                          pair_copy<decltype(tmp_keys), decltype(tmp_vals), KeyView, ValueView>{tmp_keys, tmp_vals,
                                                                                               keys, values});
+  // The passes use the lease: done before it is returned (as the per-call
+  // temporaries' release waited for them).
+  space.fence();
+  lease.settled();
 }
 
 }  // namespace sweep::detail

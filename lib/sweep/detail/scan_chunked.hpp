@@ -1,11 +1,13 @@
 // Chunked scan, the multi-core scheme: the sequence is cut into one
 // contiguous chunk per thread; each thread scans its chunk, the chunk totals
 // are scanned, and each thread combines its chunk with its base. Work 2n,
-// traffic 4n, three parallel phases.
+// traffic 4n, three parallel phases. The chunk totals and the total come
+// from a workspace lease.
 #pragma once
 
 #include <sweep/detail/scan_io.hpp>
 #include <sweep/detail/team_scan.hpp>
+#include <sweep/detail/workspace.hpp>
 
 namespace sweep::detail {
 
@@ -18,8 +20,11 @@ T scan_chunked(const ExecSpace& space, const IO& io, const T& init, bool exclusi
   if (nchunks < 1) nchunks = 1;
   const index_t per = (n + nchunks - 1) / nchunks;
   nchunks = (n + per - 1) / per;
-  Kokkos::View<T*, Mem> bases(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::chunk_totals"), nchunks);
-  Kokkos::View<T, Mem> total(label + "::total");
+  using lease_t = workspace_lease<Mem>;
+  lease_t lease(lease_t::piece(static_cast<std::size_t>(nchunks) * sizeof(T)) + lease_t::piece(sizeof(T)));
+  lease.release_after(space);  // an exception leaves the buffer pending on space
+  const auto bases = lease.template view<T>(static_cast<std::size_t>(nchunks));
+  const auto total = lease.template scalar<T>();
   Kokkos::parallel_for(
       label + "::chunk_scan", sweep::detail::range_policy<ExecSpace>(space, 0, nchunks), KOKKOS_LAMBDA(const index_t c) {
         const index_t b = c * per, e = (b + per) < n ? (b + per) : n;
@@ -46,6 +51,7 @@ T scan_chunked(const ExecSpace& space, const IO& io, const T& init, bool exclusi
   T h;
   Kokkos::deep_copy(space, h, total);
   space.fence();
+  lease.settled();
   return h;
 }
 

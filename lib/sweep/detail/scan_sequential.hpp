@@ -4,12 +4,16 @@
 #pragma once
 
 #include <sweep/detail/scan_io.hpp>
+#include <sweep/detail/workspace.hpp>
 
 namespace sweep::detail {
 
 template <class ExecSpace, class IO, class T = typename IO::value_type>
 T scan_sequential(const ExecSpace& space, const IO& io, const T& init, bool exclusive, const std::string& label) {
-  Kokkos::View<T, typename ExecSpace::memory_space> total(label + "::total");
+  using lease_t = workspace_lease<typename ExecSpace::memory_space>;
+  lease_t lease(lease_t::piece(sizeof(T)));
+  lease.release_after(space);  // an exception leaves the buffer pending on space
+  const auto total = lease.template scalar<T>();
   Kokkos::parallel_for(
       label + "::sequential", sweep::detail::range_policy<ExecSpace>(space, 0, 1), KOKKOS_LAMBDA(const int) {
         T acc = init;
@@ -23,6 +27,7 @@ T scan_sequential(const ExecSpace& space, const IO& io, const T& init, bool excl
   T h;
   Kokkos::deep_copy(space, h, total);
   space.fence();
+  lease.settled();
   return h;
 }
 

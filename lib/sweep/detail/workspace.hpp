@@ -4,9 +4,11 @@
 // the same time (different host threads, different instances) get
 // different buffers; the buffers live until Kokkos::finalize, so repeated
 // calls allocate nothing. Only what scales with n / tile is kept this way
-// (the look-back tile states); n-sized temporaries (radix sort's keys and
-// values) are still allocated per call, so a large sort does not pin its
-// memory for the rest of the run.
+// (the look-back tile states, the tiled and chunked scans' tile totals,
+// every scan's returned total, radix sort's digit counts); n-sized
+// temporaries (radix sort's keys and values, the classic scans' trees) are
+// still allocated per call, so a large sort does not pin its memory for the
+// rest of the run.
 //
 // A lease may be returned while kernels that use it are still queued (a
 // call that writes its total to a device View and does not fence, or one
@@ -192,6 +194,18 @@ class workspace_lease {
     T* out = reinterpret_cast<T*>(buffer_->bytes.data() + used_);
     used_ += bytes;
     return out;
+  }
+
+  /// take<T>(count) as an unmanaged View.
+  template <class T>
+  Kokkos::View<T*, Mem, Kokkos::MemoryUnmanaged> view(std::size_t count) {
+    return Kokkos::View<T*, Mem, Kokkos::MemoryUnmanaged>(take<T>(count), count);
+  }
+
+  /// One T as an unmanaged rank-0 View.
+  template <class T>
+  Kokkos::View<T, Mem, Kokkos::MemoryUnmanaged> scalar() {
+    return Kokkos::View<T, Mem, Kokkos::MemoryUnmanaged>(take<T>(1));
   }
 
   /// The whole lease as one unmanaged byte View (to zero it on an instance).

@@ -377,10 +377,6 @@ void check_distributed(const char* where, const sweep::ocean::helmholtz& p, doub
   });
 }
 
-}  // namespace detail
-
-namespace detail {
-
 /// A ghost exchange in flight (exchange_ghosts in two halves): the
 /// constructor packs u's owned edges and posts the receives and sends;
 /// finish() waits for them and unpacks the ghosts. Between the two the
