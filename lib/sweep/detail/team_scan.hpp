@@ -63,18 +63,20 @@ network_view<Mem> upload_network(const scan_network& net) {
 template <class ExecSpace>
 network_view<typename ExecSpace::memory_space> uploaded_team_network(std::int32_t team_size) {
   using Mem = typename ExecSpace::memory_space;
-  static std::mutex lock;
-  static std::map<std::int32_t, network_view<Mem>> uploaded;
-  const std::lock_guard<std::mutex> guard(lock);
-  auto at = uploaded.find(team_size);
-  if (at == uploaded.end()) {
+  // Never destroyed (as the workspace pool): the finalize hook may run from
+  // the exit handlers, after later statics are gone.
+  static std::mutex* const lock = new std::mutex();
+  static auto* const uploaded = new std::map<std::int32_t, network_view<Mem>>();
+  const std::lock_guard<std::mutex> guard(*lock);
+  auto at = uploaded->find(team_size);
+  if (at == uploaded->end()) {
     // Views must not outlive Kokkos: the kept copies go at finalize.
-    if (uploaded.empty()) on_finalize([] {
-        const std::lock_guard<std::mutex> g(lock);
-        uploaded.clear();
+    if (uploaded->empty()) on_finalize([] {
+        const std::lock_guard<std::mutex> g(*lock);
+        uploaded->clear();
       });
     at = uploaded
-             .emplace(team_size,
+             ->emplace(team_size,
                       upload_network<Mem>(chosen_team_network(team_size, tuned_network_costs<ExecSpace>())))
              .first;
   }

@@ -61,9 +61,12 @@ class workspace_pool {
   };
 
   /// The pool of Mem (made on first use, emptied at Kokkos::finalize).
+  /// Never destroyed: a program that leaves Kokkos::finalize to its exit
+  /// handlers runs the emptying hook after static objects made later than
+  /// Kokkos::initialize are gone.
   static workspace_pool& get() {
-    static workspace_pool pool;
-    return pool;
+    static workspace_pool* const pool = new workspace_pool();
+    return *pool;
   }
 
   /// A buffer of at least `size` bytes, leased to the caller until
