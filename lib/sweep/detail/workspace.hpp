@@ -5,7 +5,8 @@
 // different buffers; the buffers live until Kokkos::finalize, so repeated
 // calls allocate nothing. Only what scales with n / tile is kept this way
 // (the look-back tile states, the tiled and chunked scans' tile totals,
-// every scan's returned total, radix sort's digit counts); n-sized
+// the totals the look-back, tiled, chunked and sequential scans return,
+// radix sort's digit counts); n-sized
 // temporaries (radix sort's keys and values, the classic scans' trees) are
 // still allocated per call, so a large sort does not pin its memory for the
 // rest of the run.
