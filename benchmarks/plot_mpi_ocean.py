@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """Table and figure of bench_mpi_ocean rows (one JSON object per line, as
-benchmarks/run_mpi_ocean.sh collects them): the lecture's partitioning
+benchmarks/run_mpi.sh collects them): the lecture's partitioning
 question, strips against blocks, with measured data.
 
 Writes next to the rows:
   <name>.md   per n and rank count: each process grid (P x 1 row strips,
               1 x P column strips, MPI_Dims_create's blocks), the bytes the
-              busiest rank sends per sweep, time per sweep (blocking and
-              overlapped exchanges), the exchange's time alone and its share
+              busiest rank sends per sweep, time per sweep (each exchange
+              schedule: blocking, overlapped, fused), the exchange's time alone and its share
               of the blocking sweep, and the single-process sweep for
               reference
   <name>_partitions.png  bytes per sweep and time per sweep against n, one line per
@@ -39,14 +39,15 @@ def shape(row):
 
 
 def table(rows):
-    lines = ["| n | ranks | grid | shape | threads/rank | bytes sent per sweep (busiest rank) | sweep ms | "
-             "overlapped sweep ms | exchange ms | exchange share | Gpoints/s |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    lines = ["| n | ranks | grid | shape | threads/rank | bytes sent per sweep (busiest rank) | blocking sweep ms | "
+             "overlapped sweep ms | fused sweep ms | exchange ms | exchange share | Gpoints/s |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in sorted(rows, key=lambda r: (r["n"], r["ranks"], r["grid"] != "single-process", r["grid"])):
-        lines.append("| {} | {} | {} | {} | {} | {} | {:.3f} | {} | {} | {} | {:.3f} |".format(
+        lines.append("| {} | {} | {} | {} | {} | {} | {:.3f} | {} | {} | {} | {} | {:.3f} |".format(
             r["n"], r["ranks"], r["grid"], shape(r), r["threads"],
             r.get("bytes_per_sweep_max_rank", "-"), r["sweep_ms"],
             f"{r['overlapped_sweep_ms']:.3f}" if "overlapped_sweep_ms" in r else "-",
+            f"{r['fused_sweep_ms']:.3f}" if "fused_sweep_ms" in r else "-",
             f"{r['exchange_ms']:.3f}" if "exchange_ms" in r else "-",
             f"{r['exchange_share']:.3f}" if "exchange_share" in r else "-", r["gpoints_per_s"]))
     return "\n".join(lines) + "\n"
@@ -64,8 +65,9 @@ def figure(rows, base, title):
         if any("bytes_per_sweep_max_rank" in r for r in rs) and ranks > 1:
             axb.plot([r["n"] for r in rs], [r["bytes_per_sweep_max_rank"] / 1e3 for r in rs], ls, marker="o",
                      label=label)
-        axt.plot([r["n"] for r in rs], [r["sweep_ms"] for r in rs], ls, marker="o", label=label)
-    for ax, ylabel in ((axb, "kB sent per sweep by the busiest rank"), (axt, "ms per red-black sweep")):
+        axt.plot([r["n"] for r in rs], [r.get("fused_sweep_ms", r["sweep_ms"]) for r in rs], ls, marker="o",
+                 label=label)
+    for ax, ylabel in ((axb, "kB sent per sweep by the busiest rank"), (axt, "ms per red-black sweep (fused schedule)")):
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_xlabel("n (grid points per side)")

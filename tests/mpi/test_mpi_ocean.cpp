@@ -14,6 +14,7 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <utility>
 
 using namespace sweep_test;
 namespace so = sweep::ocean;
@@ -77,10 +78,17 @@ TEST_CASE_TEMPLATE("distributed red-black sweeps equal the single-process sweeps
     for (const auto& dims : process_grids()) {
       if (!fits(n, dims)) continue;  // too small: the error tests cover it
       for (auto how : {sweep::mpi::transport::automatic, sweep::mpi::transport::staged}) {
-        // Blocking, and overlapped (edge lines after the exchange, the
-        // rest during it): SOR with the first, Gauss-Seidel with the second.
-        for (double omega : {1.0, 1.37}) {
-          const auto schedule = omega == 1.0 ? smo::exchange_schedule::overlapped : smo::exchange_schedule::blocking;
+        // Every schedule: blocking with SOR, overlapped (edge lines after
+        // the exchange, the rest during it) with Gauss-Seidel, fused (both
+        // colours in one pass over strips) with both.
+        using schedule_t = smo::exchange_schedule;
+        const std::pair<double, schedule_t> runs[] = {{1.37, schedule_t::blocking},
+                                                      {1.0, schedule_t::overlapped},
+                                                      {1.0, schedule_t::fused},
+                                                      {1.37, schedule_t::fused}};
+        for (const auto& run : runs) {
+          const double omega = run.first;
+          const schedule_t schedule = run.second;
           for (auto measure : {so::norm::max, so::norm::l2}) {
             for (double lambda : {0.0, 2.5}) {
               CAPTURE(n);
@@ -88,6 +96,7 @@ TEST_CASE_TEMPLATE("distributed red-black sweeps equal the single-process sweeps
               CAPTURE(dims[1]);
               CAPTURE(static_cast<int>(how));
               CAPTURE(omega);
+              CAPTURE(static_cast<int>(schedule));
               CAPTURE(static_cast<int>(measure));
               CAPTURE(lambda);
               const so::helmholtz problem{lambda, 1.5};

@@ -15,10 +15,14 @@
 //                   staged through host memory, see mpi/core.hpp).
 //   red_black_sweep exchange the black ghosts, relax the red points,
 //                   exchange the red ghosts, relax the black points (each
-//                   exchange moves one colour: half the edge); with
-//                   exchange_schedule::overlapped each colour's points
-//                   that read no ghost are relaxed while its exchange is
-//                   in flight, the edge lines after it. A colour's
+//                   exchange moves one colour: half the edge). The default
+//                   schedule, exchange_schedule::fused, relaxes both
+//                   colours in one pass over strips of rows (as the
+//                   single-process fused sweep) and only the black points
+//                   next to a neighbour after the red exchange;
+//                   `overlapped` relaxes each colour's points that read no
+//                   ghost while its exchange is in flight, the edge lines
+//                   after it; `blocking` one colour after the other. A colour's
 //                   updates read only the other colour, so the result
 //                   equals sweep::ocean::red_black_sweep's bit for bit; the returned max |du| is exact, ||du||_2 equal to
 //                   rounding (MPI_Allreduce of the per-rank sums).
@@ -32,8 +36,9 @@
 // fewer interior rows (columns) than process rows (columns), grids of
 // another decomposition, a global grid of the wrong size on rank 0.
 //
-// Cost of one sweep per rank: the local sweep (24 bytes per owned point)
-// plus two exchanges of about rows + cols doubles (one colour) to at most four
+// Cost of one sweep per rank: the local sweep (fused: one pass over the
+// block, 24 bytes per owned point; blocking and overlapped: a pass per
+// colour, twice the traffic, as every cache line holds both colours) plus two exchanges of about rows + cols doubles (one colour) to at most four
 // neighbours, each a pack kernel, Isend/Irecv/Waitall and an unpack kernel;
 // one MPI_Allreduce of a double for the measure. Scatter/gather move the
 // whole grid through rank 0's host memory (for setup, tests and frames).
@@ -335,6 +340,94 @@ double relax_color(const ExecSpace& space, const View& u, const View& f, const l
   return acc;
 }
 
+/// Fused red-black over the owned block, pass 1 (as the single-process
+/// fused sweep): one team per strip of rows, red row s on every owned
+/// column, then black row s - 1 on columns [black_begin, black_end) for the
+/// strip's inner rows. Black rows next to another strip, and black points
+/// next to a neighbour's ghosts, wait for later passes.
+template <class ExecSpace, class View, class Measure, class Rows>
+struct fused_block_strips {
+  using member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  View u, f;
+  local_index idx;
+  sweep::ocean::detail::stencil_coeffs c;
+  index_t row_begin = 0, row_end = 0, col_begin = 0, col_end = 0, black_begin = 0, black_end = 0, strip = 0;
+  Rows rows;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member& team, double& acc) const {
+    const index_t r0 = row_begin + index_t(team.league_rank()) * strip;
+    const index_t r1 = r0 + strip < row_end ? r0 + strip : row_end;
+    double local = Measure::identity();
+    for (index_t s = r0; s <= r1; ++s) {
+      if (s < r1) rows.template relax_cols<Measure>(team, u, f, idx, s, 0, col_begin, col_end, c, local);
+      team.team_barrier();
+      if (s - 1 > r0 && s - 1 < r1 - 1) {
+        rows.template relax_cols<Measure>(team, u, f, idx, s - 1, 1, black_begin, black_end, c, local);
+        team.team_barrier();
+      }
+    }
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { Measure::join(acc, local); });
+  }
+};
+
+/// Pass 2: the black edge rows of every strip (team 2k: strip k's first
+/// row, 2k + 1: its last), columns [black_begin, black_end), except the
+/// block's first (last) row when a neighbour above (below) sends its red
+/// ghosts: that row waits for them.
+template <class ExecSpace, class View, class Measure, class Rows>
+struct fused_block_edges {
+  using member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  View u, f;
+  local_index idx;
+  sweep::ocean::detail::stencil_coeffs c;
+  index_t row_begin = 0, row_end = 0, black_begin = 0, black_end = 0, strip = 0;
+  bool top = false, bottom = false;
+  Rows rows;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member& team, double& acc) const {
+    const index_t k = team.league_rank() / 2;
+    const index_t r0 = row_begin + k * strip;
+    const index_t r1 = r0 + strip < row_end ? r0 + strip : row_end;
+    const bool last = team.league_rank() % 2 == 1;
+    const index_t row = last ? r1 - 1 : r0;
+    if (last && row == r0) return;  // a one-row strip
+    if ((top && row == row_begin) || (bottom && row == row_end - 1)) return;
+    double local = Measure::identity();
+    rows.template relax_cols<Measure>(team, u, f, idx, row, 1, black_begin, black_end, c, local);
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { Measure::join(acc, local); });
+  }
+};
+
+/// Pass 1 (pass == 1) or 2 of the fused sweep over block b (sides: the
+/// bits top, bottom, left, right that have a neighbour); returns the
+/// measure's partial fold.
+template <class Measure, class ExecSpace, class View>
+double relax_fused(const ExecSpace& space, const View& u, const View& f, const local_index& idx, const block& b,
+                   const sweep::ocean::detail::stencil_coeffs& c, int sides, int pass) {
+  using Backend = sweep::ocean::detail::stencil_backend<ExecSpace>;
+  using Rows = typename Backend::rows;
+  using T = typename tuning<ExecSpace>::ocean;
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  const index_t strip = T::strip_rows(space, b.rows());
+  const index_t strips = (b.rows() + strip - 1) / strip;
+  const index_t black_begin = b.col_begin + ((sides >> 2) & 1), black_end = b.col_end - ((sides >> 3) & 1);
+  double a = Measure::identity();
+  if (pass == 1)
+    Kokkos::parallel_reduce("sweep::mpi::ocean::red_black_fused", Policy(space, static_cast<int>(strips), T::team_size),
+                            fused_block_strips<ExecSpace, View, Measure, Rows>{
+                                u, f, idx, c, b.row_begin, b.row_end, b.col_begin, b.col_end, black_begin, black_end,
+                                strip, Backend::make_rows()},
+                            typename Measure::reducer(a));
+  else
+    Kokkos::parallel_reduce("sweep::mpi::ocean::red_black_edges",
+                            Policy(space, static_cast<int>(2 * strips), T::team_size),
+                            fused_block_edges<ExecSpace, View, Measure, Rows>{
+                                u, f, idx, c, b.row_begin, b.row_end, black_begin, black_end, strip, (sides & 1) != 0,
+                                ((sides >> 1) & 1) != 0, Backend::make_rows()},
+                            typename Measure::reducer(a));
+  return a;
+}
+
 template <class ExecSpace, class View>
 double residual_block(const ExecSpace& space, const View& u, const View& f, const View& r, const local_index& idx,
                       const block& b, const sweep::ocean::detail::stencil_coeffs& c) {
@@ -462,24 +555,30 @@ index_t exchange_ghosts(const ExecSpace& space, const distributed_grid<MemorySpa
 }
 
 /// How red_black_sweep orders each colour's exchange and update:
-/// `blocking` exchanges the ghosts, then updates the block; `overlapped`
-/// starts the exchange, updates the points that read no ghost while the
-/// messages travel, then finishes it and updates the block's edge lines.
-/// The values are the same either way (a colour's updates are
-/// independent); bench_mpi_ocean times both.
-enum class exchange_schedule { blocking, overlapped };
+/// `blocking` exchanges the ghosts, then updates the block, one colour at a
+/// time; `overlapped` starts each colour's exchange, updates the points
+/// that read no ghost while the messages travel, then finishes it and
+/// updates the block's edge lines; `fused` (the default) exchanges the
+/// black ghosts, then relaxes both colours in one pass over strips of rows
+/// (black row r - 1 right after red row r, as the single-process fused
+/// sweep), starts the red exchange, relaxes the strips' black edge rows
+/// while it travels, and the black points next to a neighbour after it:
+/// one pass over the block instead of two. The values are the same every
+/// way (a colour's updates are independent); bench_mpi_ocean times all
+/// three.
+enum class exchange_schedule { blocking, overlapped, fused };
 
 /// One red-black Gauss-Seidel (SOR) sweep over the whole distributed grid
 /// (collective): equal to sweep::ocean::red_black_sweep on the gathered
 /// grid, bit for bit. Returns options.measure of the change over all
 /// ranks. Only options.omega and options.measure apply (the schedule and
 /// tiles of the single-process sweep do not change its values); `schedule`
-/// says whether each colour's update overlaps its ghost exchange.
+/// orders the exchanges and updates (exchange_schedule).
 template <class ExecSpace, class MemorySpace>
 double red_black_sweep(const ExecSpace& space, const distributed_grid<MemorySpace>& u,
                        const distributed_grid<MemorySpace>& f, const sweep::ocean::helmholtz& problem = {},
                        const sweep::ocean::sweep_options& options = {},
-                       exchange_schedule schedule = exchange_schedule::blocking) {
+                       exchange_schedule schedule = exchange_schedule::fused) {
   static_assert(Kokkos::SpaceAccessibility<ExecSpace, MemorySpace>::accessible,
                 "sweep::mpi::ocean::red_black_sweep: the grids must be accessible from the execution space");
   static constexpr const char* where = "sweep::mpi::ocean::red_black_sweep";
@@ -492,17 +591,39 @@ double red_black_sweep(const ExecSpace& space, const distributed_grid<MemorySpac
   const auto c = so::coefficients(problem, u.n(), options.omega);
   const bool max = options.measure == sweep::ocean::norm::max;
   double local = 0;
-  auto relax = [&](const block& part, int color) {
-    if (part.rows() <= 0 || part.cols() <= 0) return;
-    const double a = max ? detail::relax_color<so::max_measure>(space, u.data(), f.data(), u.indexer(), part, c, color)
-                         : detail::relax_color<so::l2_measure>(space, u.data(), f.data(), u.indexer(), part, c, color);
+  auto fold = [&](double a) {
     if (max)
       so::max_measure::join(local, a);
     else
       so::l2_measure::join(local, a);
   };
+  auto relax = [&](const block& part, int color) {
+    if (part.rows() <= 0 || part.cols() <= 0) return;
+    fold(max ? detail::relax_color<so::max_measure>(space, u.data(), f.data(), u.indexer(), part, c, color)
+             : detail::relax_color<so::l2_measure>(space, u.data(), f.data(), u.indexer(), part, c, color));
+  };
   const block b = u.owned();
-  for (int color = 0; color < 2; ++color) {
+  if (schedule == exchange_schedule::fused) {
+    detail::ghost_exchange<ExecSpace, MemorySpace> black(space, u, 1);  // the ghosts the red points read
+    const int s = black.sides();
+    black.finish();
+    auto pass = [&](int sides, int k) {
+      return max ? detail::relax_fused<so::max_measure>(space, u.data(), f.data(), u.indexer(), b, c, sides, k)
+                 : detail::relax_fused<so::l2_measure>(space, u.data(), f.data(), u.indexer(), b, c, sides, k);
+    };
+    fold(pass(s, 1));
+    // Every red point is final: send the red edges. Pass 2 writes only
+    // black points, so it runs while they travel.
+    detail::ghost_exchange<ExecSpace, MemorySpace> red(space, u, 0);
+    fold(pass(s, 2));
+    red.finish();
+    const index_t top = s & 1, bottom = (s >> 1) & 1, left = (s >> 2) & 1, right = (s >> 3) & 1;
+    if (top) relax({b.row_begin, b.row_begin + 1, b.col_begin, b.col_end}, 1);
+    if (bottom && b.rows() > top) relax({b.row_end - 1, b.row_end, b.col_begin, b.col_end}, 1);
+    if (left) relax({b.row_begin + top, b.row_end - bottom, b.col_begin, b.col_begin + 1}, 1);
+    if (right && b.cols() > left) relax({b.row_begin + top, b.row_end - bottom, b.col_end - 1, b.col_end}, 1);
+  }
+  for (int color = 0; color < 2 && schedule != exchange_schedule::fused; ++color) {
     // The neighbours' points this colour reads.
     detail::ghost_exchange<ExecSpace, MemorySpace> x(space, u, 1 - color);
     if (schedule == exchange_schedule::blocking || x.sides() == 0) {
