@@ -23,6 +23,7 @@
 //   pingpong (2 ranks or more): one-way time between ranks 0 and 1 per
 //     message size.
 #include "common/bench_support.hpp"
+#include "common/mpi_bench.hpp"
 
 #include <sweep/mpi/scan.hpp>
 #include <sweep/mpi/sort.hpp>
@@ -45,33 +46,10 @@ namespace {
 using Space = Kokkos::DefaultExecutionSpace;
 using Memory = Space::memory_space;
 
-double slowest(double t) {
-  double m = 0;
-  MPI_Allreduce(&t, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return m;
-}
-
-/// The median over 5 repetitions of the slowest rank's time of `f`, in
-/// milliseconds; `setup` runs untimed before each.
-template <class Setup, class F>
-double median_ms(const Space& space, Setup&& setup, F&& f) {
-  std::vector<double> t;
-  for (int rep = 0; rep < 5; ++rep) {
-    setup();
-    space.fence();
-    MPI_Barrier(MPI_COMM_WORLD);
-    const double t0 = MPI_Wtime();
-    f();
-    space.fence();
-    t.push_back(slowest(MPI_Wtime() - t0));
-  }
-  std::sort(t.begin(), t.end());
-  return t[2] * 1e3;
-}
-
-template <class F>
-double median_ms(const Space& space, F&& f) {
-  return median_ms(space, [] {}, std::forward<F>(f));
+/// The median of 5 repetitions of the slowest rank's time, in ms.
+template <class... Args>
+double median_ms(const Space& space, Args&&... args) {
+  return sweep_bench::median_seconds(space, std::forward<Args>(args)...) * 1e3;
 }
 
 /// Elements on `rank` when `total` are split over `size` ranks as evenly as
@@ -91,15 +69,20 @@ Kokkos::View<T*, Memory> random_view(const char* label, std::int64_t n, std::uin
   return d;
 }
 
+struct copy_int32 {
+  Kokkos::View<std::int32_t*, Memory> in, out;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i) const { out(i) = in(i); }
+};
+
 /// Ordinary and streaming copies of n int32 (the streaming one only on x86
 /// host spaces; -1 elsewhere).
 std::pair<double, double> copy_ms(const Space& space, std::int64_t n) {
   Kokkos::View<std::int32_t*, Memory> in("sweep::bench::copy_in", n), out("sweep::bench::copy_out", n);
   Kokkos::deep_copy(space, in, 1);
+  const copy_int32 copy{in, out};
   const double plain = median_ms(space, [&] {
-    Kokkos::parallel_for(
-        "sweep::bench::copy", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, n),
-        KOKKOS_LAMBDA(const std::int64_t i) { out(i) = in(i); });
+    Kokkos::parallel_for("sweep::bench::copy",
+                         Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, n), copy);
   });
   double streaming = -1;
   if constexpr (sweep_bench::has_streaming_copy) {
@@ -243,25 +226,15 @@ void bench_pingpong(int rank, int size) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  {
-    Kokkos::ScopeGuard kokkos(argc, argv);
-    int rank = 0, size = 1;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    std::vector<int> sizes;
-    for (int a = 1; a < argc; ++a)
-      if (argv[a][0] != '-') sizes.push_back(std::atoi(argv[a]));
-    if (sizes.empty()) sizes = {22, 24};
+  return sweep_bench::mpi_bench_main(argc, argv, {22, 24}, [](int rank, int size,
+                                                              const std::vector<std::int64_t>& sizes) {
     Space space;
     bench_pingpong(rank, size);
-    for (const int log2n : sizes)
+    for (const std::int64_t log2n : sizes)
       for (const char* mode : {"weak", "strong"}) {
-        const layout l = make_layout(mode, log2n, rank, size);
+        const layout l = make_layout(mode, static_cast<int>(log2n), rank, size);
         bench_scan(space, l, rank, size);
         bench_sort(space, l, rank, size);
       }
-  }
-  MPI_Finalize();
-  return 0;
+  });
 }

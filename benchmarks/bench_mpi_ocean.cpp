@@ -12,6 +12,8 @@
 //
 // One line of JSON per row on rank 0's stdout. Times are the slowest
 // rank's, the median of 5 repetitions of `sweeps` sweeps each.
+#include "common/mpi_bench.hpp"
+
 #include <sweep/mpi/ocean.hpp>
 #include <sweep/ocean.hpp>
 
@@ -30,25 +32,6 @@ namespace smo = sweep::mpi::ocean;
 
 namespace {
 
-double slowest(double t) {
-  double m = 0;
-  MPI_Allreduce(&t, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return m;
-}
-
-template <class F>
-double median_seconds(F&& f) {
-  std::vector<double> t;
-  for (int rep = 0; rep < 5; ++rep) {
-    MPI_Barrier(MPI_COMM_WORLD);
-    const double t0 = MPI_Wtime();
-    f();
-    t.push_back(slowest(MPI_Wtime() - t0));
-  }
-  std::sort(t.begin(), t.end());
-  return t[2];
-}
-
 so::grid<> random_grid(std::int64_t n, std::uint64_t seed) {
   std::mt19937_64 gen(seed);
   std::uniform_real_distribution<double> dist(-1.0, 1.0);
@@ -63,16 +46,8 @@ so::grid<> random_grid(std::int64_t n, std::uint64_t seed) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  {
-    Kokkos::ScopeGuard kokkos(argc, argv);
-    int rank = 0, size = 1;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    std::vector<std::int64_t> sizes;
-    for (int a = 1; a < argc; ++a)
-      if (argv[a][0] != '-') sizes.push_back(std::atoll(argv[a]));
-    if (sizes.empty()) sizes = {1026, 2050};
+  return sweep_bench::mpi_bench_main(argc, argv, {1026, 2050}, [](int rank, int size,
+                                                                   const std::vector<std::int64_t>& sizes) {
     Kokkos::DefaultExecutionSpace space;
     for (const std::int64_t n : sizes) {
       const int sweeps = n <= 1026 ? 40 : 10;
@@ -113,7 +88,7 @@ int main(int argc, char** argv) {
         smo::scatter(space, f0, f);
         smo::red_black_sweep(space, u, f);  // warm-up
         auto time_sweeps = [&](smo::exchange_schedule schedule) {
-          return median_seconds([&] {
+          return sweep_bench::median_seconds(space, [&] {
                    for (int k = 0; k < sweeps; ++k) smo::red_black_sweep(space, u, f, {}, {}, schedule);
                    space.fence();
                  }) /
@@ -129,7 +104,7 @@ int main(int argc, char** argv) {
           for (int k = 0; k < sweeps; ++k)
             for (int c = 0; c < 2; ++c) bytes += smo::exchange_ghosts(space, u, 1 - c);
         };
-        const double t_exchange = median_seconds(exchanges) / sweeps;
+        const double t_exchange = sweep_bench::median_seconds(space, exchanges) / sweeps;
         long long most = 0, mine = bytes / sweeps;
         MPI_Allreduce(&mine, &most, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
         if (rank == 0) {
@@ -144,7 +119,5 @@ int main(int argc, char** argv) {
         }
       }
     }
-  }
-  MPI_Finalize();
-  return 0;
+  });
 }

@@ -1,7 +1,9 @@
 """Pieces the suite-specific figure scripts share: four-field row parsing,
 times in ms, the copy ceiling, run titles and saving a figure."""
 import collections
+import json
 import os
+import sys
 
 import matplotlib
 
@@ -49,3 +51,25 @@ def save(fig, base, suffix, suptitle=None, fontsize=None):
     fig.savefig(out, dpi=110)
     plt.close(fig)
     return out
+
+
+def load_jsonl(path):
+    """The JSON objects of a file with one per line (other lines skipped)."""
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip().startswith("{")]
+
+
+def jsonl_main(doc, text, figure, what):
+    """main() of a script over ROWS.jsonl: writes <name>.md (text(rows)) and
+    the figure (figure(rows, base, title) returns its path), prints both."""
+    if len(sys.argv) != 2:
+        sys.exit(doc)
+    path = sys.argv[1]
+    rows = load_jsonl(path)
+    if not rows:
+        sys.exit(f"{path}: no rows")
+    base = os.path.splitext(path)[0]
+    with open(base + ".md", "w") as f:
+        f.write(text(rows))
+    print(base + ".md")
+    print(figure(rows, base, f"{os.path.basename(path)}: {what}"))

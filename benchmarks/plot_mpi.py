@@ -16,11 +16,8 @@ Writes next to the rows:
 usage: plot_mpi.py ROWS.jsonl
 """
 import math
-import os
-import sys
 
-from plot_common import plt, save
-from plot_mpi_ocean import load
+from plot_common import jsonl_main, plt, save
 
 # The network the second model column assumes (not measured here): a
 # 200 Gb/s InfiniBand-class link, about 1.5 us latency, 20 GB/s per rank.
@@ -160,17 +157,8 @@ def figure(rows, base, title):
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit(__doc__)
-    path = sys.argv[1]
-    rows = load(path)
-    if not rows:
-        sys.exit(f"{path}: no rows")
-    base = os.path.splitext(path)[0]
-    with open(base + ".md", "w") as f:
-        f.write("\n".join(tables(rows) + [""] + model(rows)) + "\n")
-    print(base + ".md")
-    print(figure(rows, base, f"{os.path.basename(path)}: Sweep's distributed scan and sort"))
+    jsonl_main(__doc__, lambda rows: "\n".join(tables(rows) + [""] + model(rows)) + "\n", figure,
+               "Sweep's distributed scan and sort")
 
 
 if __name__ == "__main__":

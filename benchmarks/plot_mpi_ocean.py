@@ -16,16 +16,8 @@ Writes next to the rows:
 usage: plot_mpi_ocean.py ROWS.jsonl
 """
 import collections
-import json
-import os
-import sys
 
-from plot_common import plt, save
-
-
-def load(path):
-    with open(path) as f:
-        return [json.loads(line) for line in f if line.strip().startswith("{")]
+from plot_common import jsonl_main, plt, save
 
 
 def shape(row):
@@ -78,17 +70,7 @@ def figure(rows, base, title):
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit(__doc__)
-    path = sys.argv[1]
-    rows = load(path)
-    if not rows:
-        sys.exit(f"{path}: no rows")
-    base = os.path.splitext(path)[0]
-    with open(base + ".md", "w") as f:
-        f.write(table(rows))
-    print(base + ".md")
-    print(figure(rows, base, f"{os.path.basename(path)}: the ocean's red-black sweep across ranks"))
+    jsonl_main(__doc__, table, figure, "the ocean's red-black sweep across ranks")
 
 
 if __name__ == "__main__":

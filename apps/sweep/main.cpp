@@ -66,6 +66,9 @@ int main(int argc, char** argv) {
       {"ocean", tour::run_ocean},
       {"galaxy", tour::run_galaxy},
       {"ray tracing", tour::run_raytrace},
+#if defined(SWEEP_TOUR_MPI)
+      {"distributed (MPI)", tour::run_mpi},
+#endif
   };
   std::vector<tour::row> rows;
   for (const auto& [name, run] : capabilities) {

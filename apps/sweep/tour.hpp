@@ -72,5 +72,8 @@ std::vector<row> run_bitmask(const options& opt);
 std::vector<row> run_ocean(const options& opt);
 std::vector<row> run_galaxy(const options& opt);
 std::vector<row> run_raytrace(const options& opt);
+#if defined(SWEEP_TOUR_MPI)
+std::vector<row> run_mpi(const options& opt);  // built with Sweep::mpi
+#endif
 
 }  // namespace tour

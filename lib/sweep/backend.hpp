@@ -61,6 +61,12 @@
 #include <sweep/host/stencil_backend.hpp>
 #endif
 
+// sort_backend<ExecSpace>: the radix sort's scatter (detail/radix_sort.hpp).
+#if defined(SWEEP_DISPATCH_SORT) && !defined(SWEEP_SECTION_SORT)
+#define SWEEP_SECTION_SORT
+#include <sweep/host/sort_backend.hpp>
+#endif
+
 // packet_backend<ExecSpace>: ray-packet lanes (raytrace/packet_backend.hpp).
 #if defined(SWEEP_DISPATCH_PACKET) && !defined(SWEEP_SECTION_PACKET)
 #define SWEEP_SECTION_PACKET

@@ -104,6 +104,8 @@ inline void print_configuration(std::ostream& os) {
     detail::print_tuning_field(os, "scan", "streaming_bytes", tune::scan::streaming_bytes);
   detail::print_tuning_field(os, "scan", "sequential_below", tune::scan::sequential_below);
   detail::print_tuning_function(os, "sort", "block_keys", [&](index_t n) { return tune::sort::block_keys(exec, n); });
+  if constexpr (requires { tune::sort::scatter_buffer_bytes; })
+    detail::print_tuning_field(os, "sort", "scatter_buffer_bytes", tune::sort::scatter_buffer_bytes);
   detail::print_tuning_function(os, "bitmask", "grain", [&](index_t n) { return tune::bitmask::grain(exec, n); });
   detail::print_tuning_field(os, "bitmask", "words_per_task", tune::bitmask::words_per_task);
   detail::print_tuning_field(os, "ocean", "team_size", tune::ocean::team_size);

@@ -10,6 +10,7 @@
 #include <sweep/core.hpp>
 #include <sweep/scan.hpp>
 #include <sweep/tuning.hpp>
+#include <sweep/detail/space.hpp>
 #include <sweep/detail/workspace.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -67,6 +68,24 @@ struct radix_scatter {
       keys_out(p) = k;
       vals_out(p) = vals_in(i);
     }
+  }
+};
+
+/// The sort's dispatch point: how a backend scatters one pass (every block
+/// in order, stable). The primary template is the portable path, one
+/// radix_scatter iteration per block; lib/sweep/host/sort_backend.hpp
+/// stages each bucket's keys and values in a small buffer and writes them
+/// a cache line at a time on host spaces. Same output either way.
+template <class ExecSpace, class Kind = space_kind_t<ExecSpace>>
+struct sort_backend {
+  template <class KeysIn, class ValsIn, class KeysOut, class ValsOut, class Counts,
+            class K = typename KeysIn::non_const_value_type>
+  static void scatter(const std::string& label, const ExecSpace& space, const KeysIn& kin, const ValsIn& vin,
+                      const KeysOut& kout, const ValsOut& vout, const Counts& counts, index_t n, index_t block,
+                      index_t blocks, int shift, K mask) {
+    Kokkos::parallel_for(label + "::scatter", range_policy<ExecSpace>(space, 0, blocks),
+                         radix_scatter<KeysIn, ValsIn, KeysOut, ValsOut, Counts>{kin, vin, kout, vout, counts, n,
+                                                                                 block, blocks, shift, mask});
   }
 };
 
@@ -129,11 +148,7 @@ void radix_sort(const std::string& label, const ExecSpace& space, const KeyView&
                          radix_count<std::decay_t<decltype(kin)>, decltype(counts)>{kin, counts, n, block, blocks,
                                                                                       shift, mask});
     exclusive_scan(label + "::offsets", space, counts, counts, index_t(0));
-    Kokkos::parallel_for(
-        label + "::scatter", Range(space, 0, blocks),
-        radix_scatter<std::decay_t<decltype(kin)>, std::decay_t<decltype(vin)>, std::decay_t<decltype(kout)>,
-                      std::decay_t<decltype(vout)>, decltype(counts)>{kin, vin, kout, vout, counts, n, block, blocks,
-                                                                      shift, mask});
+    sort_backend<ExecSpace>::scatter(label, space, kin, vin, kout, vout, counts, n, block, blocks, shift, mask);
   };
   for (int p = 0; p < passes; ++p) {
     if (p % 2 == 0) pass(keys, values, tmp_keys, tmp_vals, shifts[p]);
@@ -150,3 +165,6 @@ void radix_sort(const std::string& label, const ExecSpace& space, const KeyView&
 }
 
 }  // namespace sweep::detail
+
+#define SWEEP_DISPATCH_SORT
+#include <sweep/backend.hpp>

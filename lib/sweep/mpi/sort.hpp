@@ -16,7 +16,7 @@
 // P - 1 splitters chosen by the samples' weights, one MPI_Alltoall of counts
 // and one MPI_Alltoallv each for keys and values, then a local stable radix
 // sort of what arrived (source ranks in order, so equal keys stay in global
-// order). Splitting on (key, position) keeps pieces balanced even when every
+// order; skipped when it all came from one rank). Splitting on (key, position) keeps pieces balanced even when every
 // key is equal. Device memory is staged through the host unless the MPI is
 // GPU-aware (transport in core.hpp).
 //
@@ -228,8 +228,10 @@ sort_by_key(MPI_Comm comm, const ExecSpace& space, const KeyView& keys, const Va
   detail::alltoallv(comm, space, v, send_counts, send_displs, result.values, recv_counts, recv_displs, opt.buffers);
 
   // 5. What arrived is sorted per source rank, sources in rank order: a
-  //    stable local sort completes the global order.
-  if (received > 0) sweep::sort_by_key(std::string("sweep::mpi::sort::merge"), space, result.keys, result.values,
+  //    stable local sort completes the global order (not needed when it all
+  //    came from one rank, as on one rank).
+  const auto sources = std::count_if(recv_counts.begin(), recv_counts.end(), [](int c) { return c > 0; });
+  if (sources > 1) sweep::sort_by_key(std::string("sweep::mpi::sort::merge"), space, result.keys, result.values,
                                        local_opt);
   space.fence();
   std::tie(result.offset, result.total) = detail::offset_and_total(comm, received);

@@ -1,0 +1,98 @@
+// The radix sort's scatter on host spaces: software write-combining. A
+// pass sends each key to one of 256 places that move through the output
+// independently, so a plain scatter touches a different cache line (and
+// often page) for almost every key and stalls on read-for-ownership and
+// TLB misses. Here each block's thread collects every bucket's next keys
+// and values in a buffer and writes a bucket's buffer out when it is full,
+// so the output is written in runs, one bucket at a time. Output and
+// stability are those of the portable scatter (each bucket's keys keep
+// their input order). Buffer size: tuning<>::sort::scatter_buffer_bytes.
+#pragma once
+
+#include <sweep/detail/radix_sort.hpp>
+#include <sweep/tuning.hpp>
+
+#include <algorithm>
+#include <bit>
+#include <memory>
+
+namespace sweep::detail {
+
+template <class KeysIn, class ValsIn, class KeysOut, class ValsOut, class Counts>
+struct host_radix_scatter {
+  using K = typename KeysIn::non_const_value_type;
+  using V = typename ValsIn::non_const_value_type;
+  static constexpr int buckets = radix_digits::buckets;
+  KeysIn keys_in;
+  ValsIn vals_in;
+  KeysOut keys_out;
+  ValsOut vals_out;
+  Counts counts;
+  index_t n, block, blocks;
+  int shift;
+  K mask;
+  index_t entries;  // per bucket buffer
+
+  KOKKOS_INLINE_FUNCTION void operator()(const index_t b) const {
+#if !defined(__CUDA_ARCH__)
+    const index_t e = entries;
+    // Default-initialised: no work for the trivial key and value types.
+    const std::unique_ptr<K[]> bk(new K[std::size_t(buckets * e)]);
+    const std::unique_ptr<V[]> bv(new V[std::size_t(buckets * e)]);
+    index_t slot[buckets];
+    index_t fill[buckets];
+    for (int d = 0; d < buckets; ++d) {
+      slot[d] = counts(d * blocks + b);
+      fill[d] = 0;
+    }
+    auto flush = [&](int d, index_t count) {
+      const index_t p = slot[d];
+      const K* kb = bk.get() + d * e;
+      const V* vb = bv.get() + d * e;
+      for (index_t j = 0; j < count; ++j) keys_out(p + j) = kb[j];
+      for (index_t j = 0; j < count; ++j) vals_out(p + j) = vb[j];
+      slot[d] = p + count;
+    };
+    const index_t end = (b + 1) * block < n ? (b + 1) * block : n;
+    for (index_t i = b * block; i < end; ++i) {
+      const K k = keys_in(i);
+      const int d = static_cast<int>((k >> shift) & mask);
+      const index_t f = fill[d];
+      bk[d * e + f] = k;
+      bv[d * e + f] = vals_in(i);
+      if (f + 1 == e) {
+        flush(d, e);
+        fill[d] = 0;
+      } else {
+        fill[d] = f + 1;
+      }
+    }
+    for (int d = 0; d < buckets; ++d)
+      if (fill[d] > 0) flush(d, fill[d]);
+#else
+    (void)b;
+#endif
+  }
+};
+
+template <class ExecSpace>
+struct sort_backend<ExecSpace, host_kind> {
+  template <class KeysIn, class ValsIn, class KeysOut, class ValsOut, class Counts,
+            class K = typename KeysIn::non_const_value_type>
+  static void scatter(const std::string& label, const ExecSpace& space, const KeysIn& kin, const ValsIn& vin,
+                      const KeysOut& kout, const ValsOut& vout, const Counts& counts, index_t n, index_t block,
+                      index_t blocks, int shift, K mask) {
+    using V = typename ValsIn::non_const_value_type;
+    constexpr std::size_t record = sizeof(K) + sizeof(V);
+    const std::size_t budget = tuning<ExecSpace>::sort::scatter_buffer_bytes / (radix_digits::buckets * record);
+    // A power of two entries per bucket, at least 4, no more than a block
+    // spreads over the buckets on average.
+    const auto fit = std::max<std::size_t>(4, std::min<std::size_t>(budget, std::size_t(block) / radix_digits::buckets));
+    const auto entries = static_cast<index_t>(std::bit_floor(fit));
+    Kokkos::parallel_for(label + "::scatter", range_policy<ExecSpace>(space, 0, blocks),
+                         host_radix_scatter<KeysIn, ValsIn, KeysOut, ValsOut, Counts>{
+                             kin, vin, kout, vout, counts, n, block, blocks, shift, mask, entries});
+  }
+};
+
+}  // namespace sweep::detail
