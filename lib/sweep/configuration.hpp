@@ -57,6 +57,13 @@ void print_strips_per_thread(std::ostream& os) {
     print_tuning_field(os, "ocean", "strips_per_thread", Ocean::strips_per_thread);
 }
 
+/// The sort's scatter buffer, where the space's sort has one (host).
+template <class Sort>
+void print_scatter_buffer(std::ostream& os) {
+  if constexpr (requires { Sort::scatter_buffer_bytes; })
+    print_tuning_field(os, "sort", "scatter_buffer_bytes", Sort::scatter_buffer_bytes);
+}
+
 /// A tuning function of the size, shown at two sizes.
 template <class F>
 void print_tuning_function(std::ostream& os, const char* group, const char* name, F&& at) {
@@ -104,8 +111,7 @@ inline void print_configuration(std::ostream& os) {
     detail::print_tuning_field(os, "scan", "streaming_bytes", tune::scan::streaming_bytes);
   detail::print_tuning_field(os, "scan", "sequential_below", tune::scan::sequential_below);
   detail::print_tuning_function(os, "sort", "block_keys", [&](index_t n) { return tune::sort::block_keys(exec, n); });
-  if constexpr (requires { tune::sort::scatter_buffer_bytes; })
-    detail::print_tuning_field(os, "sort", "scatter_buffer_bytes", tune::sort::scatter_buffer_bytes);
+  detail::print_scatter_buffer<typename tune::sort>(os);
   detail::print_tuning_function(os, "bitmask", "grain", [&](index_t n) { return tune::bitmask::grain(exec, n); });
   detail::print_tuning_field(os, "bitmask", "words_per_task", tune::bitmask::words_per_task);
   detail::print_tuning_field(os, "ocean", "team_size", tune::ocean::team_size);
