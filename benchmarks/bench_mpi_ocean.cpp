@@ -4,7 +4,10 @@
 // one pass over strips, the default) and the time of its two ghost exchanges
 // alone, for each process grid the rank count allows (row strips P x 1,
 // column strips 1 x P, MPI_Dims_create's blocks); a 1-rank run adds
-// sweep::ocean::red_black_sweep as the baseline.
+// sweep::ocean::red_black_sweep as the baseline. Each row also times one
+// multigrid V-cycle (sweep::mpi::ocean::multigrid, default options: the
+// levels whose blocks keep 4096 points per rank spread, the rest on rank
+// 0; the 1-rank baseline row: sweep::ocean::multigrid).
 // Bytes are what the busiest rank sends per sweep (two one-colour exchanges).
 //
 //   OMP_NUM_THREADS=2 mpiexec -n 1 bench_mpi_ocean [n ...]   (baseline)
@@ -14,6 +17,7 @@
 // rank's, the median of 5 repetitions of `sweeps` sweeps each.
 #include "common/mpi_bench.hpp"
 
+#include <sweep/mpi/multigrid.hpp>
 #include <sweep/mpi/ocean.hpp>
 #include <sweep/ocean.hpp>
 
@@ -68,10 +72,14 @@ int main(int argc, char** argv) {
         }
         std::sort(ts.begin(), ts.end());
         t = ts[2] / sweeps;
+        so::multigrid<> mg(n);
+        so::copy(space, u, u0);
+        mg.v_cycle(space, u, f0);  // warm-up
+        const double t_cycle = sweep_bench::median_seconds(space, [&] { mg.v_cycle(space, u, f0); });
         std::printf(
             "{\"n\": %lld, \"ranks\": %d, \"grid\": \"single-process\", \"threads\": %d, \"sweep_ms\": %.4f, "
-            "\"gpoints_per_s\": %.4f}\n",
-            static_cast<long long>(n), size, Kokkos::DefaultExecutionSpace().concurrency(), t * 1e3,
+            "\"vcycle_ms\": %.4f, \"gpoints_per_s\": %.4f}\n",
+            static_cast<long long>(n), size, Kokkos::DefaultExecutionSpace().concurrency(), t * 1e3, t_cycle * 1e3,
             points / t * 1e-9);
         std::fflush(stdout);
       }
@@ -105,16 +113,21 @@ int main(int argc, char** argv) {
             for (int c = 0; c < 2; ++c) bytes += smo::exchange_ghosts(space, u, 1 - c);
         };
         const double t_exchange = sweep_bench::median_seconds(space, exchanges) / sweeps;
+        smo::multigrid<> mg(d);
+        smo::scatter(space, u0, u);
+        mg.v_cycle(space, u, f);  // warm-up
+        const double t_cycle = sweep_bench::median_seconds(space, [&] { mg.v_cycle(space, u, f); });
         long long most = 0, mine = bytes / sweeps;
         MPI_Allreduce(&mine, &most, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
         if (rank == 0) {
           std::printf(
               "{\"n\": %lld, \"ranks\": %d, \"grid\": \"%dx%d\", \"threads\": %d, \"sweep_ms\": %.4f, "
               "\"overlapped_sweep_ms\": %.4f, \"fused_sweep_ms\": %.4f, \"exchange_ms\": %.4f, \"exchange_share\": %.3f, "
-              "\"bytes_per_sweep_max_rank\": %lld, \"gpoints_per_s\": %.4f}\n",
+              "\"bytes_per_sweep_max_rank\": %lld, \"vcycle_ms\": %.4f, \"distributed_levels\": %d, "
+              "\"levels\": %d, \"gpoints_per_s\": %.4f}\n",
               static_cast<long long>(n), size, d.dims()[0], d.dims()[1],
               Kokkos::DefaultExecutionSpace().concurrency(), t_sweep * 1e3, t_overlapped * 1e3, t_fused * 1e3, t_exchange * 1e3,
-              t_exchange / t_sweep, most, points / t_sweep * 1e-9);
+              t_exchange / t_sweep, most, t_cycle * 1e3, mg.distributed_levels(), mg.levels(), points / t_sweep * 1e-9);
           std::fflush(stdout);
         }
       }

@@ -8,8 +8,9 @@ Writes next to the rows:
               1 x P column strips, MPI_Dims_create's blocks), the bytes the
               busiest rank sends per sweep, time per sweep (each exchange
               schedule: blocking, overlapped, fused), the exchange's time alone and its share
-              of the blocking sweep, and the single-process sweep for
-              reference
+              of the blocking sweep, one multigrid V-cycle (and how many
+              of its levels are spread over the ranks), and the
+              single-process sweep and V-cycle for reference
   <name>_partitions.png  bytes per sweep and time per sweep against n, one line per
               (ranks, grid)
 
@@ -32,16 +33,18 @@ def shape(row):
 
 def table(rows):
     lines = ["| n | ranks | grid | shape | threads/rank | bytes sent per sweep (busiest rank) | blocking sweep ms | "
-             "overlapped sweep ms | fused sweep ms | exchange ms | exchange share | Gpoints/s |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "overlapped sweep ms | fused sweep ms | exchange ms | exchange share | V-cycle ms | levels spread | Gpoints/s |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in sorted(rows, key=lambda r: (r["n"], r["ranks"], r["grid"] != "single-process", r["grid"])):
-        lines.append("| {} | {} | {} | {} | {} | {} | {:.3f} | {} | {} | {} | {} | {:.3f} |".format(
+        lines.append("| {} | {} | {} | {} | {} | {} | {:.3f} | {} | {} | {} | {} | {} | {} | {:.3f} |".format(
             r["n"], r["ranks"], r["grid"], shape(r), r["threads"],
             r.get("bytes_per_sweep_max_rank", "-"), r["sweep_ms"],
             f"{r['overlapped_sweep_ms']:.3f}" if "overlapped_sweep_ms" in r else "-",
             f"{r['fused_sweep_ms']:.3f}" if "fused_sweep_ms" in r else "-",
             f"{r['exchange_ms']:.3f}" if "exchange_ms" in r else "-",
-            f"{r['exchange_share']:.3f}" if "exchange_share" in r else "-", r["gpoints_per_s"]))
+            f"{r['exchange_share']:.3f}" if "exchange_share" in r else "-",
+            f"{r['vcycle_ms']:.3f}" if "vcycle_ms" in r else "-",
+            f"{r['distributed_levels']} of {r['levels']}" if "levels" in r else "-", r["gpoints_per_s"]))
     return "\n".join(lines) + "\n"
 
 

@@ -1,7 +1,9 @@
 // sweep::sort_by_key / sort_permutation against std::stable_sort on random
 // keys of both widths, few distinct keys (stability), keys differing only
-// in high or middle bytes (skipped passes), end_bit, and bad input.
+// in high or middle bytes (skipped passes), end_bit, and bad input; the
+// stable merge of sorted runs that the distributed sort ends with.
 #include <sweep/sort.hpp>
+#include <sweep/detail/merge_runs.hpp>
 
 #include "test_support.hpp"
 
@@ -78,6 +80,50 @@ TEST_CASE_TEMPLATE("radix sort equals std::stable_sort (uint32 and uint64 keys)"
 TEST_CASE_TEMPLATE("end_bit sorts by the low bits only, stably", Space, SWEEP_TEST_SPACES) {
   for (int end_bit : {1, 7, 12, 20, 32}) check_sorted<Space, std::uint32_t>(50000, 0, end_bit);
   for (int end_bit : {9, 40, 63, 64}) check_sorted<Space, std::uint64_t>(50000, 0, end_bit);
+}
+
+TEST_CASE_TEMPLATE("merge_runs merges sorted runs stably (empty runs, odd counts, masked keys)", Space,
+                   SWEEP_TEST_SPACES) {
+  using K = std::uint64_t;
+  std::mt19937_64 gen(77);
+  const std::size_t big = sweep_test::scaled(1ul << 18, 1ul << 14);
+  const std::vector<std::vector<std::size_t>> shapes = {
+      {5},  {0, 7, 0}, {3, 4}, {big, 1, big / 3}, {0, 0, 9, 1, 0, 16, 2}, std::vector<std::size_t>(37, 0)};
+  for (std::size_t shape = 0; shape < shapes.size(); ++shape)
+    for (int kind : {0, 1})
+      for (int end_bit : {64, 20}) {
+        auto lengths = shapes[shape];
+        if (lengths.size() == 37)
+          for (auto& l : lengths) l = gen() % 300;  // many short runs
+        CAPTURE(shape);
+        CAPTURE(kind);
+        CAPTURE(end_bit);
+        const K mask = end_bit == 64 ? ~K(0) : (K(1) << end_bit) - 1;
+        std::vector<K> keys;
+        std::vector<sweep::index_t> edges{0};
+        for (std::size_t len : lengths) {
+          auto run = make_keys<K>(len, kind, gen());
+          std::stable_sort(run.begin(), run.end(), [&](K a, K b) { return (a & mask) < (b & mask); });
+          keys.insert(keys.end(), run.begin(), run.end());
+          edges.push_back(sweep::index_t(keys.size()));
+        }
+        std::vector<std::int64_t> values(keys.size());
+        std::iota(values.begin(), values.end(), 0);
+        std::vector<std::size_t> order(keys.size());
+        std::iota(order.begin(), order.end(), 0);
+        std::stable_sort(order.begin(), order.end(),
+                         [&](std::size_t a, std::size_t b) { return (keys[a] & mask) < (keys[b] & mask); });
+        Space space;
+        auto dk = to_device<Space>(keys);
+        auto dv = to_device<Space>(values);
+        sweep::detail::merge_runs(std::string("test::merge"), space, dk, dv, edges, mask);
+        const auto gk = to_host(dk);
+        const auto gv = to_host(dv);
+        REQUIRE(gk.size() == keys.size());
+        bool ok = true;
+        for (std::size_t i = 0; i < keys.size() && ok; ++i) ok = gk[i] == keys[order[i]] && gv[i] == values[order[i]];
+        CHECK(ok);
+      }
 }
 
 TEST_CASE_TEMPLATE("bad input throws and leaves keys and values untouched", Space, SWEEP_TEST_SPACES) {

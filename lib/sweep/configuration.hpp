@@ -112,6 +112,7 @@ inline void print_configuration(std::ostream& os) {
   detail::print_tuning_field(os, "scan", "sequential_below", tune::scan::sequential_below);
   detail::print_tuning_function(os, "sort", "block_keys", [&](index_t n) { return tune::sort::block_keys(exec, n); });
   detail::print_scatter_buffer<typename tune::sort>(os);
+  detail::print_tuning_function(os, "sort", "merge_chunk", [&](index_t n) { return tune::sort::merge_chunk(exec, n); });
   detail::print_tuning_function(os, "bitmask", "grain", [&](index_t n) { return tune::bitmask::grain(exec, n); });
   detail::print_tuning_field(os, "bitmask", "words_per_task", tune::bitmask::words_per_task);
   detail::print_tuning_field(os, "ocean", "team_size", tune::ocean::team_size);

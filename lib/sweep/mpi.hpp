@@ -7,6 +7,7 @@
 
 #include <sweep/mpi/compact.hpp>
 #include <sweep/mpi/core.hpp>
+#include <sweep/mpi/multigrid.hpp>
 #include <sweep/mpi/ocean.hpp>
 #include <sweep/mpi/scan.hpp>
 #include <sweep/mpi/segmented_scan.hpp>

@@ -38,6 +38,10 @@ struct tuning {
     /// Keys per radix-sort block: one thread's digit histogram, small
     /// enough that a GPU has thousands of blocks in flight.
     static index_t block_keys(const ExecSpace&, index_t) { return 1024; }
+    /// Outputs per thread of a merge round (detail/merge_runs.hpp): a
+    /// binary search then a short sequential merge, one thread per 32
+    /// outputs.
+    static index_t merge_chunk(const ExecSpace&, index_t) { return 32; }
   };
   struct bitmask {
     /// Indices per scheduling chunk of the bitmask loops (0: the backend's).

@@ -4,10 +4,14 @@
 // grid, one interior row or column per rank, SOR and Gauss-Seidel, both
 // transports, blocking and overlapped exchanges), the max-norm measure exactly and the L2 measure and
 // residual to rounding; scatter/gather round trips; the ghost exchange
-// moves exactly the neighbours' edges; bad arguments fail on every rank.
+// moves exactly the neighbours' edges; multigrid V-cycles equal the
+// single-process ones bit for bit, with every level spread over the ranks,
+// the coarse ones on rank 0, or all of them there, and solve converges in
+// the same number of cycles; bad arguments fail on every rank.
 #include "mpi_support.hpp"
 #include "ocean_reference.hpp"
 
+#include <sweep/mpi/multigrid.hpp>
 #include <sweep/mpi/ocean.hpp>
 #include <sweep/ocean.hpp>
 
@@ -137,6 +141,127 @@ TEST_CASE_TEMPLATE("distributed red-black sweeps equal the single-process sweeps
       }
     }
   }
+}
+
+TEST_CASE_TEMPLATE("distributed multigrid V-cycles equal the single-process V-cycles bit for bit", Space,
+                   SWEEP_TEST_SPACES) {
+  Space space;
+  using Mem = typename Space::memory_space;
+  for (std::int64_t n : {6, 10, 34, 66}) {
+    const field u0 = random_field(n, 303 + n), f0 = random_field(n, 404 + n);
+    for (const auto& dims : process_grids()) {
+      if (!fits(n, dims)) continue;
+      // 1: every level the process grid fits is spread; 64: the levels
+      // with fewer points per rank go to rank 0; huge: all on rank 0.
+      for (std::int64_t gather_below : {std::int64_t(1), std::int64_t(64), std::int64_t(1) << 40}) {
+        for (double lambda : {0.0, 2.5}) {
+          CAPTURE(n);
+          CAPTURE(dims[0]);
+          CAPTURE(dims[1]);
+          CAPTURE(gather_below);
+          CAPTURE(lambda);
+          const so::helmholtz problem{lambda, 1.5};
+          so::multigrid_options o;
+          o.pre_sweeps = 2;
+          o.post_sweeps = 1;
+          o.coarsest_sweeps = 8;
+          so::multigrid<Space> mg(n, problem, o);
+          auto ur = make_global<Mem>(n, u0), fr = make_global<Mem>(n, f0);
+          smo::decomposition d(MPI_COMM_WORLD, n, dims);
+          smo::multigrid_options mo;
+          mo.pre_sweeps = 2;
+          mo.post_sweeps = 1;
+          mo.coarsest_sweeps = 8;
+          mo.gather_below = gather_below;
+          smo::multigrid<Space> dmg(d, problem, mo);
+          CHECK(dmg.levels() == mg.levels());
+          // Which levels are spread: as documented, from the smallest block.
+          int spread = 0;
+          for (std::int64_t m = n - 2; m >= 2 && m >= d.dims()[0] && m >= d.dims()[1] &&
+                                       (m / d.dims()[0]) * (m / d.dims()[1]) >= gather_below;
+               m /= 2)
+            ++spread;
+          CHECK(dmg.distributed_levels() == spread);
+          smo::distributed_grid<Mem> u("u", d), f("f", d);
+          smo::scatter(space, make_global<Mem>(n, u0), u);
+          smo::scatter(space, make_global<Mem>(n, f0), f);
+          for (int k = 0; k < 3; ++k) {
+            const double want = mg.v_cycle(space, ur, fr);
+            const double got = dmg.v_cycle(space, u, f);
+            CHECK(std::abs(got - want) <= 1e-13 * std::max(1.0, want));
+          }
+          so::grid<Mem> gathered("gathered", n);
+          smo::gather(space, u, gathered);
+          if (world_rank() == 0) check_same_grid<Space>(flat(gathered.to_host()), flat(ur.to_host()));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE_TEMPLATE("distributed multigrid solve converges as on one process", Space, SWEEP_TEST_SPACES) {
+  Space space;
+  using Mem = typename Space::memory_space;
+  const std::int64_t n = 130;
+  const field zero(std::size_t(n * n), 0.0), f0 = random_field(n, 7);
+  for (auto reference : {so::residual_reference::initial, so::residual_reference::rhs}) {
+    CAPTURE(static_cast<int>(reference));
+    so::solve_options so_opt;
+    so_opt.tolerance = 1e-9;
+    so_opt.reference = reference;
+    so::multigrid<Space> mg(n);
+    auto ur = make_global<Mem>(n, zero), fr = make_global<Mem>(n, f0);
+    const auto want = mg.solve(space, ur, fr, so_opt);
+    smo::decomposition d(MPI_COMM_WORLD, n);
+    smo::multigrid_options mo;
+    mo.gather_below = 256;
+    smo::multigrid<Space> dmg(d, {}, mo);
+    smo::distributed_grid<Mem> u("u", d), f("f", d);
+    smo::scatter(space, make_global<Mem>(n, zero), u);
+    smo::scatter(space, make_global<Mem>(n, f0), f);
+    const auto got = dmg.solve(space, u, f, so_opt);
+    CHECK(want.converged());
+    CHECK(got.result == want.result);
+    CHECK(got.cycles == want.cycles);
+    CHECK(std::abs(got.residual - want.residual) <= 1e-12 * want.reference);
+    CHECK(std::abs(got.reference - want.reference) <= 1e-12 * want.reference);
+    CHECK(on_all_ranks(got.cycles == want.cycles));
+  }
+}
+
+TEST_CASE_TEMPLATE("bad multigrid options and grids fail on every rank", Space, SWEEP_TEST_SPACES) {
+  Space space;
+  using Mem = typename Space::memory_space;
+  const int p = world_size();
+  const int last = p - 1;
+  const bool bad = world_rank() == last;
+  const std::string who = "rank " + std::to_string(last) + ": ";
+  smo::decomposition d(MPI_COMM_WORLD, 34);
+  smo::multigrid_options o;
+  if (bad) o.pre_sweeps = -1;
+  expect_agreed_error([&] { smo::multigrid<Space>(d, {}, o); },
+                      who + "sweep::mpi::ocean::multigrid: pre_sweeps = -1");
+  smo::multigrid_options g;
+  if (bad) g.gather_below = 0;
+  expect_agreed_error([&] { smo::multigrid<Space>(d, {}, g); }, "gather_below = 0 must be >= 1");
+  if (p > 1) {
+    smo::multigrid_options s;
+    if (bad) s.gather_below = 100;
+    expect_agreed_error([&] { smo::multigrid<Space>(d, {}, s); }, "gather_below differs across ranks");
+  }
+  smo::multigrid<Space> mg(d);
+  smo::distributed_grid<Mem> u("u", d), f("f", d);
+  Kokkos::deep_copy(u.data(), 3.0);
+  smo::decomposition other(MPI_COMM_WORLD, 34);
+  smo::distributed_grid<Mem> w("w", other);
+  expect_agreed_error([&] { mg.v_cycle(space, bad ? w : u, f); }, "must belong to the multigrid's decomposition");
+  expect_agreed_error([&] { mg.v_cycle(space, u, bad ? u : f); }, "u and f must be different grids");
+  so::solve_options so_opt;
+  if (bad) so_opt.max_cycles = 0;
+  expect_agreed_error([&] { mg.solve(space, u, f, so_opt); }, who + "sweep::mpi::ocean::multigrid::solve: max_cycles = 0");
+  // Nothing was written by the refused calls.
+  auto h = to_host(u.data());
+  CHECK(on_all_ranks(std::all_of(h.begin(), h.end(), [](double x) { return x == 3.0; })));
 }
 
 TEST_CASE_TEMPLATE("a sub-communicator: the first ranks sweep on their own, bit for bit", Space,

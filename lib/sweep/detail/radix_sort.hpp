@@ -31,7 +31,7 @@ struct radix_digits {
 template <class Keys, class Counts>
 struct radix_count {
   using K = typename Keys::non_const_value_type;
-  static constexpr int buckets = 256;
+  static constexpr int buckets = radix_digits::buckets;
   Keys keys;
   Counts counts;
   index_t n, block, blocks;
@@ -49,7 +49,7 @@ struct radix_count {
 template <class KeysIn, class ValsIn, class KeysOut, class ValsOut, class Counts>
 struct radix_scatter {
   using K = typename KeysIn::non_const_value_type;
-  static constexpr int buckets = 256;
+  static constexpr int buckets = radix_digits::buckets;
   KeysIn keys_in;
   ValsIn vals_in;
   KeysOut keys_out;

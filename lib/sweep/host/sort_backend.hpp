@@ -18,19 +18,16 @@
 
 namespace sweep::detail {
 
+/// radix_scatter's pass with each bucket's next `entries` keys and values
+/// staged in a buffer of the block's thread.
 template <class KeysIn, class ValsIn, class KeysOut, class ValsOut, class Counts>
-struct host_radix_scatter {
-  using K = typename KeysIn::non_const_value_type;
+struct host_radix_scatter : radix_scatter<KeysIn, ValsIn, KeysOut, ValsOut, Counts> {
+  using base = radix_scatter<KeysIn, ValsIn, KeysOut, ValsOut, Counts>;
+  using K = typename base::K;
   using V = typename ValsIn::non_const_value_type;
-  static constexpr int buckets = radix_digits::buckets;
-  KeysIn keys_in;
-  ValsIn vals_in;
-  KeysOut keys_out;
-  ValsOut vals_out;
-  Counts counts;
-  index_t n, block, blocks;
-  int shift;
-  K mask;
+  using base::blocks, base::block, base::counts, base::keys_in, base::keys_out, base::mask, base::n, base::shift,
+      base::vals_in, base::vals_out;
+  static constexpr int buckets = base::buckets;
   index_t entries;  // per bucket buffer
 
   KOKKOS_INLINE_FUNCTION void operator()(const index_t b) const {
@@ -91,7 +88,7 @@ struct sort_backend<ExecSpace, host_kind> {
     const auto entries = static_cast<index_t>(std::bit_floor(fit));
     Kokkos::parallel_for(label + "::scatter", range_policy<ExecSpace>(space, 0, blocks),
                          host_radix_scatter<KeysIn, ValsIn, KeysOut, ValsOut, Counts>{
-                             kin, vin, kout, vout, counts, n, block, blocks, shift, mask, entries});
+                             {kin, vin, kout, vout, counts, n, block, blocks, shift, mask}, entries});
   }
 };
 

@@ -41,6 +41,12 @@ struct tuning<ExecSpace, detail::host_kind> {
     /// 256 entries per bucket (32 KiB to 512 KiB): bigger buffers write
     /// longer runs per page. 512 KiB still sits in a core's L2.
     static constexpr std::size_t scatter_buffer_bytes = std::size_t(512) << 10;
+    /// Outputs per task of a merge round: about eight tasks per thread
+    /// (load balance), at least 4096 (the binary search that starts a task
+    /// stays negligible).
+    static index_t merge_chunk(const ExecSpace& space, index_t n) {
+      return std::max<index_t>(n / (8 * index_t(space.concurrency())), 4096);
+    }
   };
   struct bitmask {
     /// Indices per task of the bitmask loops: about eight tasks per thread

@@ -398,33 +398,56 @@ struct fused_block_edges {
   }
 };
 
-/// Pass 1 (pass == 1) or 2 of the fused sweep over block b (sides: the
-/// bits top, bottom, left, right that have a neighbour); returns the
-/// measure's partial fold.
+/// The fused sweep over block b (sides: the bits top, bottom, left, right
+/// that have a neighbour): its strips and black column range, computed
+/// once; pass1 and pass2 return the measure's partial folds.
 template <class Measure, class ExecSpace, class View>
-double relax_fused(const ExecSpace& space, const View& u, const View& f, const local_index& idx, const block& b,
-                   const sweep::ocean::detail::stencil_coeffs& c, int sides, int pass) {
+struct fused_sweep {
   using Backend = sweep::ocean::detail::stencil_backend<ExecSpace>;
   using Rows = typename Backend::rows;
   using T = typename tuning<ExecSpace>::ocean;
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
-  const index_t strip = T::strip_rows(space, b.rows());
-  const index_t strips = (b.rows() + strip - 1) / strip;
-  const index_t black_begin = b.col_begin + ((sides >> 2) & 1), black_end = b.col_end - ((sides >> 3) & 1);
-  double a = Measure::identity();
-  if (pass == 1)
+  ExecSpace space;
+  View u, f;
+  local_index idx;
+  block b;
+  sweep::ocean::detail::stencil_coeffs c;
+  int sides = 0;
+  index_t strip = T::strip_rows(space, b.rows());
+  index_t strips = (b.rows() + strip - 1) / strip;
+  index_t black_begin = b.col_begin + ((sides >> 2) & 1), black_end = b.col_end - ((sides >> 3) & 1);
+
+  double pass1() const {
+    double a = Measure::identity();
     Kokkos::parallel_reduce("sweep::mpi::ocean::red_black_fused", Policy(space, static_cast<int>(strips), T::team_size),
                             fused_block_strips<ExecSpace, View, Measure, Rows>{
                                 u, f, idx, c, b.row_begin, b.row_end, b.col_begin, b.col_end, black_begin, black_end,
                                 strip, Backend::make_rows()},
                             typename Measure::reducer(a));
-  else
+    return a;
+  }
+  double pass2() const {
+    double a = Measure::identity();
     Kokkos::parallel_reduce("sweep::mpi::ocean::red_black_edges",
                             Policy(space, static_cast<int>(2 * strips), T::team_size),
                             fused_block_edges<ExecSpace, View, Measure, Rows>{
                                 u, f, idx, c, b.row_begin, b.row_end, black_begin, black_end, strip, (sides & 1) != 0,
                                 ((sides >> 1) & 1) != 0, Backend::make_rows()},
                             typename Measure::reducer(a));
+    return a;
+  }
+};
+
+/// Pass 1 then, while the red ghosts travel, pass 2 of the fused sweep;
+/// `between` starts the red exchange and `after` finishes it.
+template <class Measure, class ExecSpace, class View, class Between>
+double relax_fused(const ExecSpace& space, const View& u, const View& f, const local_index& idx, const block& b,
+                   const sweep::ocean::detail::stencil_coeffs& c, int sides, Between&& between) {
+  const fused_sweep<Measure, ExecSpace, View> plan{space, u, f, idx, b, c, sides};
+  double a = plan.pass1();
+  auto exchange = between();
+  Measure::join(a, plan.pass2());
+  exchange.finish();
   return a;
 }
 
@@ -603,44 +626,42 @@ double red_black_sweep(const ExecSpace& space, const distributed_grid<MemorySpac
              : detail::relax_color<so::l2_measure>(space, u.data(), f.data(), u.indexer(), part, c, color));
   };
   const block b = u.owned();
+  // The lines next to a neighbour (sides: top, bottom, left, right bits)
+  // read its ghosts of the other colour.
+  auto relax_edges = [&](int sides, int color) {
+    const index_t top = sides & 1, bottom = (sides >> 1) & 1, left = (sides >> 2) & 1, right = (sides >> 3) & 1;
+    if (top) relax({b.row_begin, b.row_begin + 1, b.col_begin, b.col_end}, color);
+    if (bottom && b.rows() > top) relax({b.row_end - 1, b.row_end, b.col_begin, b.col_end}, color);
+    if (left) relax({b.row_begin + top, b.row_end - bottom, b.col_begin, b.col_begin + 1}, color);
+    if (right && b.cols() > left) relax({b.row_begin + top, b.row_end - bottom, b.col_end - 1, b.col_end}, color);
+  };
   if (schedule == exchange_schedule::fused) {
     detail::ghost_exchange<ExecSpace, MemorySpace> black(space, u, 1);  // the ghosts the red points read
     const int s = black.sides();
     black.finish();
-    auto pass = [&](int sides, int k) {
-      return max ? detail::relax_fused<so::max_measure>(space, u.data(), f.data(), u.indexer(), b, c, sides, k)
-                 : detail::relax_fused<so::l2_measure>(space, u.data(), f.data(), u.indexer(), b, c, sides, k);
-    };
-    fold(pass(s, 1));
-    // Every red point is final: send the red edges. Pass 2 writes only
-    // black points, so it runs while they travel.
-    detail::ghost_exchange<ExecSpace, MemorySpace> red(space, u, 0);
-    fold(pass(s, 2));
-    red.finish();
-    const index_t top = s & 1, bottom = (s >> 1) & 1, left = (s >> 2) & 1, right = (s >> 3) & 1;
-    if (top) relax({b.row_begin, b.row_begin + 1, b.col_begin, b.col_end}, 1);
-    if (bottom && b.rows() > top) relax({b.row_end - 1, b.row_end, b.col_begin, b.col_end}, 1);
-    if (left) relax({b.row_begin + top, b.row_end - bottom, b.col_begin, b.col_begin + 1}, 1);
-    if (right && b.cols() > left) relax({b.row_begin + top, b.row_end - bottom, b.col_end - 1, b.col_end}, 1);
-  }
-  for (int color = 0; color < 2 && schedule != exchange_schedule::fused; ++color) {
-    // The neighbours' points this colour reads.
-    detail::ghost_exchange<ExecSpace, MemorySpace> x(space, u, 1 - color);
-    if (schedule == exchange_schedule::blocking || x.sides() == 0) {
+    // After pass 1 every red point is final: send the red edges. Pass 2
+    // writes only black points, so it runs while they travel.
+    auto start_red = [&] { return detail::ghost_exchange<ExecSpace, MemorySpace>(space, u, 0); };
+    fold(max ? detail::relax_fused<so::max_measure>(space, u.data(), f.data(), u.indexer(), b, c, s, start_red)
+             : detail::relax_fused<so::l2_measure>(space, u.data(), f.data(), u.indexer(), b, c, s, start_red));
+    relax_edges(s, 1);
+  } else {
+    for (int color = 0; color < 2; ++color) {
+      // The neighbours' points this colour reads.
+      detail::ghost_exchange<ExecSpace, MemorySpace> x(space, u, 1 - color);
+      if (schedule == exchange_schedule::blocking || x.sides() == 0) {
+        x.finish();
+        relax(b, color);
+        continue;
+      }
+      // The rest goes first, while the ghosts travel.
+      const int s = x.sides();
+      relax({b.row_begin + (s & 1), b.row_end - ((s >> 1) & 1), b.col_begin + ((s >> 2) & 1),
+             b.col_end - ((s >> 3) & 1)},
+            color);
       x.finish();
-      relax(b, color);
-      continue;
+      relax_edges(s, color);
     }
-    // The lines next to a neighbour read its ghosts: the rest goes first.
-    const int s = x.sides();
-    const index_t top = s & 1, bottom = (s >> 1) & 1, left = (s >> 2) & 1, right = (s >> 3) & 1;
-    const block inner{b.row_begin + top, b.row_end - bottom, b.col_begin + left, b.col_end - right};
-    relax(inner, color);
-    x.finish();
-    if (top) relax({b.row_begin, b.row_begin + 1, b.col_begin, b.col_end}, color);
-    if (bottom && b.rows() > top) relax({b.row_end - 1, b.row_end, b.col_begin, b.col_end}, color);
-    if (left) relax({inner.row_begin, inner.row_end, b.col_begin, b.col_begin + 1}, color);
-    if (right && b.cols() > left) relax({inner.row_begin, inner.row_end, b.col_end - 1, b.col_end}, color);
   }
   double global = 0;
   detail::check_mpi(MPI_Allreduce(&local, &global, 1, MPI_DOUBLE, max ? MPI_MAX : MPI_SUM, u.decomp().comm()),

@@ -11,13 +11,14 @@
 // near equal (splitters from a weighted regular sample) but not exactly so:
 // sweep::mpi::rebalance makes them equal blocks. The inputs are not changed.
 //
-// Method: local stable radix sort (Sweep's sort_permutation), a regular
-// sample of (key, global position) pairs from every rank (MPI_Allgatherv),
+// Method: local stable radix sort (Sweep's sort_by_key), a regular
+// sample of (key, position) pairs from every rank (MPI_Allgatherv),
 // P - 1 splitters chosen by the samples' weights, one MPI_Alltoall of counts
-// and one MPI_Alltoallv each for keys and values, then a local stable radix
-// sort of what arrived (source ranks in order, so equal keys stay in global
-// order; skipped when it all came from one rank). Splitting on (key, position) keeps pieces balanced even when every
-// key is equal. Device memory is staged through the host unless the MPI is
+// and one MPI_Alltoallv each for keys and values, then a stable merge of
+// what arrived (one sorted run per source rank, sources in rank order, so
+// equal keys stay in global order; detail/merge_runs.hpp). Splitting on
+// (key, position) keeps pieces balanced even when every key is equal.
+// Device memory is staged through the host unless the MPI is
 // GPU-aware (transport in core.hpp).
 //
 // Errors (every rank throws the same std::invalid_argument, nothing
@@ -27,6 +28,7 @@
 
 #include <sweep/mpi/core.hpp>
 #include <sweep/sort.hpp>
+#include <sweep/detail/merge_runs.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -52,8 +54,9 @@ struct sorted_part {
 
 namespace detail {
 
-/// A sampled element: its (masked) key and global position, and how many
-/// elements it stands for.
+/// A sampled element: its (masked) key, its position (the rank's offset
+/// plus its index after the local sort, which orders equal keys as the
+/// global sequence does), and how many elements it stands for.
 template <class Key>
 struct sample {
   Key key;
@@ -111,24 +114,22 @@ sort_by_key(MPI_Comm comm, const ExecSpace& space, const KeyView& keys, const Va
   index_t begin = 0, total = 0;
   std::tie(begin, total) = detail::offset_and_total(comm, n);
 
-  // 1. Local stable sort: masked keys and the permutation, values gathered.
-  Kokkos::View<K*, Mem> k(Kokkos::view_alloc(Kokkos::WithoutInitializing, "sweep::mpi::sort::keys"), n);
-  Kokkos::View<index_t*, Mem> perm(Kokkos::view_alloc(Kokkos::WithoutInitializing, "sweep::mpi::sort::perm"), n);
+  // 1. Local stable sort of copies of the keys and values. Among equal
+  //    (masked) keys, sorted order is input order, so an element's place in
+  //    the global stable order is (key, begin + its sorted index): no
+  //    permutation is needed to name it.
   Kokkos::View<V*, Mem> v(Kokkos::view_alloc(Kokkos::WithoutInitializing, "sweep::mpi::sort::values"), n);
   Kokkos::View<K*, Mem> original(Kokkos::view_alloc(Kokkos::WithoutInitializing, "sweep::mpi::sort::original"), n);
   if (n > 0) {
     Kokkos::parallel_for(
-        "sweep::mpi::sort::mask", detail::range<ExecSpace>(space, 0, n),
-        KOKKOS_LAMBDA(const index_t i) { k(i) = static_cast<K>(keys(i) & mask); });
-    sweep::sort_permutation(std::string("sweep::mpi::sort::local"), space, k, perm, local_opt);
-    Kokkos::parallel_for(
-        "sweep::mpi::sort::gather", detail::range<ExecSpace>(space, 0, n), KOKKOS_LAMBDA(const index_t i) {
-          v(i) = values(perm(i));
-          original(i) = keys(perm(i));
+        "sweep::mpi::sort::copy", detail::range<ExecSpace>(space, 0, n), KOKKOS_LAMBDA(const index_t i) {
+          original(i) = keys(i);
+          v(i) = values(i);
         });
+    sweep::sort_by_key(std::string("sweep::mpi::sort::local"), space, original, v, local_opt);
   }
 
-  // 2. A regular sample of (masked key, global position), weighted by the
+  // 2. A regular sample of (masked key, position), weighted by the
   //    elements each sample stands for, from every rank.
   const index_t want = opt.samples_per_rank > 0 ? opt.samples_per_rank : 128;
   const index_t s = std::min(n, want);
@@ -137,7 +138,7 @@ sort_by_key(MPI_Comm comm, const ExecSpace& space, const KeyView& keys, const Va
   Kokkos::parallel_for(
       "sweep::mpi::sort::sample", detail::range<ExecSpace>(space, 0, s), KOKKOS_LAMBDA(const index_t t) {
         const index_t j = ((2 * t + 1) * n) / (2 * s);
-        picked(t) = detail::sample<K>{k(j), static_cast<std::int64_t>(begin + perm(j)), weight};
+        picked(t) = detail::sample<K>{static_cast<K>(original(j) & mask), static_cast<std::int64_t>(begin + j), weight};
       });
   auto picked_host = Kokkos::create_mirror_view(Kokkos::HostSpace(), picked);
   Kokkos::deep_copy(space, picked_host, picked);
@@ -181,8 +182,8 @@ sort_by_key(MPI_Comm comm, const ExecSpace& space, const KeyView& keys, const Va
         index_t lo = 0, hi = n;
         while (lo < hi) {
           const index_t mid = lo + (hi - lo) / 2;
-          const K key = k(mid);
-          const std::int64_t pos = static_cast<std::int64_t>(begin + perm(mid));
+          const K key = static_cast<K>(original(mid) & mask);
+          const std::int64_t pos = static_cast<std::int64_t>(begin + mid);
           if (key < sp.key || (key == sp.key && pos < sp.position)) lo = mid + 1;
           else hi = mid;
         }
@@ -228,11 +229,11 @@ sort_by_key(MPI_Comm comm, const ExecSpace& space, const KeyView& keys, const Va
   detail::alltoallv(comm, space, v, send_counts, send_displs, result.values, recv_counts, recv_displs, opt.buffers);
 
   // 5. What arrived is sorted per source rank, sources in rank order: a
-  //    stable local sort completes the global order (not needed when it all
-  //    came from one rank, as on one rank).
-  const auto sources = std::count_if(recv_counts.begin(), recv_counts.end(), [](int c) { return c > 0; });
-  if (sources > 1) sweep::sort_by_key(std::string("sweep::mpi::sort::merge"), space, result.keys, result.values,
-                                       local_opt);
+  //    stable merge of those runs completes the global order.
+  std::vector<index_t> runs(static_cast<std::size_t>(size) + 1);
+  for (int r = 0; r < size; ++r) runs[r] = recv_displs[r];
+  runs[size] = received;
+  sweep::detail::merge_runs(std::string("sweep::mpi::sort::merge"), space, result.keys, result.values, runs, mask);
   space.fence();
   std::tie(result.offset, result.total) = detail::offset_and_total(comm, received);
   return result;
