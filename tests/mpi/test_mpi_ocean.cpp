@@ -229,41 +229,6 @@ TEST_CASE_TEMPLATE("distributed multigrid solve converges as on one process", Sp
   }
 }
 
-TEST_CASE_TEMPLATE("bad multigrid options and grids fail on every rank", Space, SWEEP_TEST_SPACES) {
-  Space space;
-  using Mem = typename Space::memory_space;
-  const int p = world_size();
-  const int last = p - 1;
-  const bool bad = world_rank() == last;
-  const std::string who = "rank " + std::to_string(last) + ": ";
-  smo::decomposition d(MPI_COMM_WORLD, 34);
-  smo::multigrid_options o;
-  if (bad) o.pre_sweeps = -1;
-  expect_agreed_error([&] { smo::multigrid<Space>(d, {}, o); },
-                      who + "sweep::mpi::ocean::multigrid: pre_sweeps = -1");
-  smo::multigrid_options g;
-  if (bad) g.gather_below = 0;
-  expect_agreed_error([&] { smo::multigrid<Space>(d, {}, g); }, "gather_below = 0 must be >= 1");
-  if (p > 1) {
-    smo::multigrid_options s;
-    if (bad) s.gather_below = 100;
-    expect_agreed_error([&] { smo::multigrid<Space>(d, {}, s); }, "gather_below differs across ranks");
-  }
-  smo::multigrid<Space> mg(d);
-  smo::distributed_grid<Mem> u("u", d), f("f", d);
-  Kokkos::deep_copy(u.data(), 3.0);
-  smo::decomposition other(MPI_COMM_WORLD, 34);
-  smo::distributed_grid<Mem> w("w", other);
-  expect_agreed_error([&] { mg.v_cycle(space, bad ? w : u, f); }, "must belong to the multigrid's decomposition");
-  expect_agreed_error([&] { mg.v_cycle(space, u, bad ? u : f); }, "u and f must be different grids");
-  so::solve_options so_opt;
-  if (bad) so_opt.max_cycles = 0;
-  expect_agreed_error([&] { mg.solve(space, u, f, so_opt); }, who + "sweep::mpi::ocean::multigrid::solve: max_cycles = 0");
-  // Nothing was written by the refused calls.
-  auto h = to_host(u.data());
-  CHECK(on_all_ranks(std::all_of(h.begin(), h.end(), [](double x) { return x == 3.0; })));
-}
-
 TEST_CASE_TEMPLATE("a sub-communicator: the first ranks sweep on their own, bit for bit", Space,
                    SWEEP_TEST_SPACES) {
   // Ranks 0 .. P-2 (all ranks with one) form the communicator; 3 ranks of 4
@@ -405,7 +370,7 @@ TEST_CASE_TEMPLATE("scatter then gather returns the global grid in either layout
   }
 }
 
-TEST_CASE_TEMPLATE("bad ocean decompositions and grids fail on every rank", Space, SWEEP_TEST_SPACES) {
+TEST_CASE_TEMPLATE("bad ocean decompositions, grids and multigrid options fail on every rank", Space, SWEEP_TEST_SPACES) {
   Space space;
   using Mem = typename Space::memory_space;
   const int p = world_size();
@@ -454,4 +419,31 @@ TEST_CASE_TEMPLATE("bad ocean decompositions and grids fail on every rank", Spac
   expect_agreed_error([&] { smo::gather(space, u, wrong); }, "rank 0: sweep::mpi::ocean::gather: rank 0's global grid is 34 x 34");
   h = to_host(u.data());
   CHECK(on_all_ranks(std::all_of(h.begin(), h.end(), [](double x) { return x == 3.0; })));
+  // Multigrid: bad or differing options, grids of another decomposition.
+  smo::decomposition md(MPI_COMM_WORLD, 34);
+  smo::multigrid_options mo_pre;
+  if (bad) mo_pre.pre_sweeps = -1;
+  expect_agreed_error([&] { smo::multigrid<Space>(md, {}, mo_pre); },
+                      who + "sweep::mpi::ocean::multigrid: pre_sweeps = -1");
+  smo::multigrid_options mo_zero;
+  if (bad) mo_zero.gather_below = 0;
+  expect_agreed_error([&] { smo::multigrid<Space>(md, {}, mo_zero); }, "gather_below = 0 must be >= 1");
+  if (p > 1) {
+    smo::multigrid_options mo_differ;
+    if (bad) mo_differ.gather_below = 100;
+    expect_agreed_error([&] { smo::multigrid<Space>(md, {}, mo_differ); }, "gather_below differs across ranks");
+  }
+  smo::multigrid<Space> mg(md);
+  smo::distributed_grid<Mem> mu("mu", md), mf("mf", md);
+  Kokkos::deep_copy(mu.data(), 3.0);
+  smo::decomposition mother(MPI_COMM_WORLD, 34);
+  smo::distributed_grid<Mem> mw("mw", mother);
+  expect_agreed_error([&] { mg.v_cycle(space, bad ? mw : mu, mf); }, "must belong to the multigrid's decomposition");
+  expect_agreed_error([&] { mg.v_cycle(space, mu, bad ? mu : mf); }, "u and f must be different grids");
+  so::solve_options so_opt;
+  if (bad) so_opt.max_cycles = 0;
+  expect_agreed_error([&] { mg.solve(space, mu, mf, so_opt); }, who + "sweep::mpi::ocean::multigrid::solve: max_cycles = 0");
+  // Nothing was written by the refused calls.
+  const auto mh = to_host(mu.data());
+  CHECK(on_all_ranks(std::all_of(mh.begin(), mh.end(), [](double x) { return x == 3.0; })));
 }

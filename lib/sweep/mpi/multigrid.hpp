@@ -306,41 +306,15 @@ class multigrid {
     static constexpr const char* where = "sweep::mpi::ocean::multigrid::solve";
     sweep::detail::scoped_region region(where);
     check(u, f, where);
-    detail::checked(u.decomp().comm(), where, [&] {
-      sweep::detail::require(std::isfinite(options.tolerance) && options.tolerance > 0, where,
-                             "tolerance = ", options.tolerance, " must be finite and > 0");
-      sweep::detail::require(options.max_cycles >= 1, where, "max_cycles = ", options.max_cycles, " must be >= 1");
-      sweep::detail::require(options.divergence_factor > 1, where, "divergence_factor = ", options.divergence_factor,
-                             " must be > 1");
-    });
+    detail::checked(u.decomp().comm(), where, [&] { sweep::ocean::detail::check_solve_options(options, where); });
     detail::require_same(u.decomp().comm(), where,
                          {{"tolerance (bits)", detail::bits_of(options.tolerance)},
                           {"max_cycles", options.max_cycles},
                           {"reference", static_cast<long long>(options.reference)},
                           {"divergence_factor (bits)", detail::bits_of(options.divergence_factor)}});
-    using sweep::ocean::solve_result;
-    sweep::ocean::solve_status st;
-    const grid_type& r = m_r;
-    const double r0 = residual(space, u, f, r, m_problem);
-    st.reference = options.reference == sweep::ocean::residual_reference::initial ? r0 : rhs_norm(space, f);
-    st.residual = r0;
-    auto finish = [&](solve_result res) {
-      st.result = res;
-      st.relative_residual = st.reference > 0 ? st.residual / st.reference : (st.residual > 0 ? INFINITY : 0.0);
-      return st;
-    };
-    if (!std::isfinite(r0) || !std::isfinite(st.reference)) return finish(solve_result::diverged);
-    if (r0 <= options.tolerance * st.reference || r0 == 0) return finish(solve_result::converged);
-    for (int k = 0; k < options.max_cycles; ++k) {
-      cycle(space, u, f);
-      st.residual = residual(space, u, f, r, m_problem);
-      st.cycles = k + 1;
-      st.history.push_back(st.reference > 0 ? st.residual / st.reference : INFINITY);
-      if (!std::isfinite(st.residual) || st.residual > options.divergence_factor * std::max(st.reference, r0))
-        return finish(solve_result::diverged);
-      if (st.residual <= options.tolerance * st.reference) return finish(solve_result::converged);
-    }
-    return finish(solve_result::not_converged);
+    return sweep::ocean::detail::iterate(
+        options, [&] { return residual(space, u, f, m_r, m_problem); }, [&] { cycle(space, u, f); },
+        [&] { return rhs_norm(space, f); });
   }
 
  private:

@@ -148,6 +148,46 @@ struct prolong_add_kernel {
 
 }  // namespace detail
 
+namespace detail {
+
+inline void check_solve_options(const solve_options& options, const char* where) {
+  sweep::detail::require(std::isfinite(options.tolerance) && options.tolerance > 0, where,
+                         "tolerance = ", options.tolerance, " must be finite and > 0");
+  sweep::detail::require(options.max_cycles >= 1, where, "max_cycles = ", options.max_cycles, " must be >= 1");
+  sweep::detail::require(options.divergence_factor > 1, where, "divergence_factor = ", options.divergence_factor,
+                         " must be > 1");
+}
+
+/// solve's iteration, shared by the single-process and distributed
+/// multigrids: residual() returns ||f - A u||_2, cycle() runs one V-cycle,
+/// rhs_norm() returns ||f||_2.
+template <class Residual, class Cycle, class RhsNorm>
+solve_status iterate(const solve_options& options, Residual&& residual, Cycle&& cycle, RhsNorm&& rhs_norm) {
+  solve_status st;
+  const double r0 = residual();
+  st.reference = options.reference == residual_reference::initial ? r0 : rhs_norm();
+  st.residual = r0;
+  auto finish = [&](solve_result res) {
+    st.result = res;
+    st.relative_residual = st.reference > 0 ? st.residual / st.reference : (st.residual > 0 ? INFINITY : 0.0);
+    return st;
+  };
+  if (!std::isfinite(r0) || !std::isfinite(st.reference)) return finish(solve_result::diverged);
+  if (r0 <= options.tolerance * st.reference || r0 == 0) return finish(solve_result::converged);
+  for (int k = 0; k < options.max_cycles; ++k) {
+    cycle();
+    st.residual = residual();
+    st.cycles = k + 1;
+    st.history.push_back(st.reference > 0 ? st.residual / st.reference : INFINITY);
+    if (!std::isfinite(st.residual) || st.residual > options.divergence_factor * std::max(st.reference, r0))
+      return finish(solve_result::diverged);
+    if (st.residual <= options.tolerance * st.reference) return finish(solve_result::converged);
+  }
+  return finish(solve_result::not_converged);
+}
+
+}  // namespace detail
+
 /// Multigrid hierarchy for n x n grids; holds the coarse levels' storage.
 template <class ExecSpace = Kokkos::DefaultExecutionSpace>
 class multigrid {
@@ -199,34 +239,10 @@ class multigrid {
                      const solve_options& options = {}) {
     sweep::detail::scoped_region region("sweep::ocean::multigrid::solve");
     check(u, f, "sweep::ocean::multigrid::solve");
-    sweep::detail::require(std::isfinite(options.tolerance) && options.tolerance > 0,
-                           "sweep::ocean::multigrid::solve", "tolerance = ", options.tolerance,
-                           " must be finite and > 0");
-    sweep::detail::require(options.max_cycles >= 1, "sweep::ocean::multigrid::solve",
-                           "max_cycles = ", options.max_cycles, " must be >= 1");
-    sweep::detail::require(options.divergence_factor > 1, "sweep::ocean::multigrid::solve",
-                           "divergence_factor = ", options.divergence_factor, " must be > 1");
-    solve_status st;
-    const double r0 = detail::residual_unchecked(space, u, f, m_levels[0].r, m_problem);
-    st.reference = options.reference == residual_reference::initial ? r0 : rhs_norm(space, f);
-    st.residual = r0;
-    auto finish = [&](solve_result res) {
-      st.result = res;
-      st.relative_residual = st.reference > 0 ? st.residual / st.reference : (st.residual > 0 ? INFINITY : 0.0);
-      return st;
-    };
-    if (!std::isfinite(r0) || !std::isfinite(st.reference)) return finish(solve_result::diverged);
-    if (r0 <= options.tolerance * st.reference || r0 == 0) return finish(solve_result::converged);
-    for (int k = 0; k < options.max_cycles; ++k) {
-      cycle(space, 0, u, f);
-      st.residual = detail::residual_unchecked(space, u, f, m_levels[0].r, m_problem);
-      st.cycles = k + 1;
-      st.history.push_back(st.reference > 0 ? st.residual / st.reference : INFINITY);
-      if (!std::isfinite(st.residual) || st.residual > options.divergence_factor * std::max(st.reference, r0))
-        return finish(solve_result::diverged);
-      if (st.residual <= options.tolerance * st.reference) return finish(solve_result::converged);
-    }
-    return finish(solve_result::not_converged);
+    detail::check_solve_options(options, "sweep::ocean::multigrid::solve");
+    return detail::iterate(
+        options, [&] { return detail::residual_unchecked(space, u, f, m_levels[0].r, m_problem); },
+        [&] { cycle(space, 0, u, f); }, [&] { return rhs_norm(space, f); });
   }
 
  private:
