@@ -195,11 +195,8 @@ class multigrid {
     const MPI_Comm comm = d.comm();
     detail::checked(comm, where, [&] {
       sweep::ocean::detail::check_problem(problem, where);
-      sweep::detail::require(options.pre_sweeps >= 0 && options.post_sweeps >= 0 && options.coarsest_sweeps >= 1 &&
-                                 options.pre_sweeps + options.post_sweeps >= 1,
-                             where, "pre_sweeps = ", options.pre_sweeps, ", post_sweeps = ", options.post_sweeps,
-                             ", coarsest_sweeps = ", options.coarsest_sweeps,
-                             ": counts must be >= 0, pre + post >= 1 and coarsest >= 1");
+      sweep::ocean::detail::check_sweep_counts(options.pre_sweeps, options.post_sweeps, options.coarsest_sweeps,
+                                               where);
       sweep::detail::require(options.gather_below >= 1, where, "gather_below = ", options.gather_below,
                              " must be >= 1");
     });

@@ -439,7 +439,8 @@ struct fused_sweep {
 };
 
 /// Pass 1 then, while the red ghosts travel, pass 2 of the fused sweep;
-/// `between` starts the red exchange and `after` finishes it.
+/// `between` starts the red exchange (a ghost_exchange), finished here
+/// after pass 2.
 template <class Measure, class ExecSpace, class View, class Between>
 double relax_fused(const ExecSpace& space, const View& u, const View& f, const local_index& idx, const block& b,
                    const sweep::ocean::detail::stencil_coeffs& c, int sides, Between&& between) {

@@ -150,6 +150,13 @@ struct prolong_add_kernel {
 
 namespace detail {
 
+/// The V-cycle's sweep counts (both multigrids' options hold them).
+inline void check_sweep_counts(int pre, int post, int coarsest, const char* where) {
+  sweep::detail::require(pre >= 0 && post >= 0 && coarsest >= 1 && pre + post >= 1, where, "pre_sweeps = ", pre,
+                         ", post_sweeps = ", post, ", coarsest_sweeps = ", coarsest,
+                         ": counts must be >= 0, pre + post >= 1 and coarsest >= 1");
+}
+
 inline void check_solve_options(const solve_options& options, const char* where) {
   sweep::detail::require(std::isfinite(options.tolerance) && options.tolerance > 0, where,
                          "tolerance = ", options.tolerance, " must be finite and > 0");
@@ -202,11 +209,8 @@ class multigrid {
     detail::check_grid_size(n, "sweep::ocean::multigrid");
     detail::check_layout(options.layout, "sweep::ocean::multigrid");
     detail::check_problem(problem, "sweep::ocean::multigrid");
-    sweep::detail::require(options.pre_sweeps >= 0 && options.post_sweeps >= 0 && options.coarsest_sweeps >= 1 &&
-                               options.pre_sweeps + options.post_sweeps >= 1,
-                           "sweep::ocean::multigrid", "pre_sweeps = ", options.pre_sweeps,
-                           ", post_sweeps = ", options.post_sweeps, ", coarsest_sweeps = ", options.coarsest_sweeps,
-                           ": counts must be >= 0, pre + post >= 1 and coarsest >= 1");
+    detail::check_sweep_counts(options.pre_sweeps, options.post_sweeps, options.coarsest_sweeps,
+                               "sweep::ocean::multigrid");
     // Level 0 works on the caller's u and f; it only needs a residual.
     for (index_t m = n - 2; m >= 2; m /= 2) {
       const index_t nl = m + 2;
