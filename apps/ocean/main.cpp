@@ -5,14 +5,25 @@
 // Progress goes to stderr (see apps/common/console.hpp). Exit status: 0 on
 // success, 1 when a solve fails (not converged within the cycle limit, or
 // diverged), 2 on bad arguments.
+//
+// Built with Sweep::mpi, `mpiexec -n P ocean ...` runs
+// sweep::mpi::ocean::qg_model on a P-rank process grid (--process-grid);
+// rank 0 prints and writes the frames, gathered from every rank. One
+// rank runs the single-process model.
 #include "console.hpp"
 #include "frames.hpp"
 #include "startup.hpp"
+#ifdef SWEEP_OCEAN_MPI
+#include "mpi_start.hpp"
+
+#include <sweep/mpi/model.hpp>
+#endif
 
 #include <sweep/ocean.hpp>
 
 #include <CLI/CLI.hpp>
 
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -31,12 +42,40 @@ struct run_options {
   int image_size = 768;
   double deformation_radius = 0;  // 0: barotropic
   std::filesystem::path out = "ocean-out";
+  std::array<int, 2> process_grid{0, 0};  // {0, 0}: MPI_Dims_create's
 };
 
-/// psi and the relative vorticity zeta = q + F psi on the host.
-void write_frames(const so::qg_model<>& model, const run_options& o, int step, sweep_apps::console& out) {
-  auto psi = model.psi().to_host();
-  auto zeta = model.q().to_host();
+using host_field = Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace>;
+
+/// A field of the model on the host of the rank that writes frames.
+host_field on_host(const so::grid<>& g) { return g.to_host(); }
+so::grid<> rest_like(const so::qg_model<>& m) { return so::grid<>("rest", m.parameters().n, m.parameters().layout); }
+std::string where_it_runs(const so::qg_model<>&) { return "1 process"; }
+
+#ifdef SWEEP_OCEAN_MPI
+namespace smo = sweep::mpi::ocean;
+
+/// Gathered to rank 0 (collective); empty on the other ranks.
+host_field on_host(const smo::distributed_grid<>& g) {
+  const bool root = g.decomp().rank() == 0;
+  so::grid<> global("sweep::apps::ocean::frame", root ? g.n() : 4);
+  smo::gather(Kokkos::DefaultExecutionSpace(), g, global);
+  return root ? global.to_host() : host_field();
+}
+smo::distributed_grid<> rest_like(const smo::qg_model<>& m) { return smo::distributed_grid<>("rest", m.decomp()); }
+std::string where_it_runs(const smo::qg_model<>& m) {
+  const auto d = m.decomp().dims();
+  return std::to_string(m.decomp().size()) + " ranks on a " + std::to_string(d[0]) + " x " + std::to_string(d[1]) +
+         " process grid";
+}
+#endif
+
+/// psi and the relative vorticity zeta = q + F psi, written by `root`.
+template <class Model>
+void write_frames(const Model& model, const run_options& o, int step, bool root, sweep_apps::console& out) {
+  auto psi = on_host(model.psi());
+  auto zeta = on_host(model.q());
+  if (!root) return;
   for (std::size_t k = 0; k < zeta.size(); ++k) zeta.data()[k] += model.parameters().deformation * psi.data()[k];
   char name[64];
   std::snprintf(name, sizeof name, "psi_%06d.png", step);
@@ -46,24 +85,25 @@ void write_frames(const so::qg_model<>& model, const run_options& o, int step, s
   out.note("  frames for step %d: |psi| <= %.3e, |zeta| <= %.3e (colour bar: blue -max .. red +max)", step, ps, zs);
 }
 
-int run(const run_options& o, sweep_apps::console& out) {
+/// Runs the model on every rank; `root` prints and writes the frames.
+template <class Model>
+int run(Model& model, const run_options& o, bool root, sweep_apps::console& out) {
   using clock = std::chrono::steady_clock;
   Kokkos::DefaultExecutionSpace space;
-  so::qg_model<> model(space, o.model);
   const auto& p = model.parameters();
-  std::filesystem::create_directories(o.out);
+  if (root) std::filesystem::create_directories(o.out);
   const int every = o.frame_every > 0 ? o.frame_every : std::max(1, o.steps / 10);
   out.note("ocean: n = %lld (%s), dt = %.4g, beta = %g, wind = %g, friction = %g, viscosity = %g, F = %g, "
-           "tolerance = %g, on %s (concurrency %d)",
+           "tolerance = %g, on %s, %s (concurrency %d)",
            static_cast<long long>(p.n), so::to_string(p.layout.kind), p.dt, p.beta, p.wind, p.friction, p.viscosity,
-           p.deformation, p.solver.tolerance, Kokkos::DefaultExecutionSpace::name(), space.concurrency());
-  so::grid<> rest("rest", p.n, p.layout);
-  if (!model.set_vorticity(rest).converged()) {
+           p.deformation, p.solver.tolerance, where_it_runs(model).c_str(), Kokkos::DefaultExecutionSpace::name(),
+           space.concurrency());
+  if (!model.set_vorticity(rest_like(model)).converged()) {
     out.clear();
-    std::fprintf(stderr, "ocean: the initial solve failed\n");
+    if (root) std::fprintf(stderr, "ocean: the initial solve failed\n");
     return 1;
   }
-  out.data("# step time cycles relative_residual step_ms energy max_abs_psi\n");
+  if (root) out.data("# step time cycles relative_residual step_ms energy max_abs_psi\n");
   double total = 0;
   long cycles = 0;
   const auto start = clock::now();
@@ -76,26 +116,64 @@ int run(const run_options& o, sweep_apps::console& out) {
     cycles += st.cycles;
     if (!st.converged()) {
       out.clear();
-      std::fprintf(stderr,
-                   "ocean: step %d: the elliptic solve %s after %d V-cycles (relative residual %.3e, tolerance "
-                   "%.3e); stopping. Lower dt, raise --max-cycles or relax --tolerance.\n",
-                   s, so::to_string(st.result), st.cycles, st.relative_residual, p.solver.tolerance);
+      if (root)
+        std::fprintf(stderr,
+                     "ocean: step %d: the elliptic solve %s after %d V-cycles (relative residual %.3e, tolerance "
+                     "%.3e); stopping. Lower dt, raise --max-cycles or relax --tolerance.\n",
+                     s, so::to_string(st.result), st.cycles, st.relative_residual, p.solver.tolerance);
       return 1;
     }
     const auto d = model.diagnostics();
-    out.data("%d %.6g %d %.3e %.3f %.6e %.6e\n", s, model.time(), st.cycles, st.relative_residual, ms, d.energy,
-                d.max_abs_psi);
-    if (s % every == 0 || s == o.steps) write_frames(model, o, s, out);
+    if (root)
+      out.data("%d %.6g %d %.3e %.3f %.6e %.6e\n", s, model.time(), st.cycles, st.relative_residual, ms, d.energy,
+               d.max_abs_psi);
+    if (s % every == 0 || s == o.steps) write_frames(model, o, s, root, out);
     if (s % std::max(1, o.steps / 20) == 0)
       out.status("step %d/%d  t = %.3f  %.1f ms/step", s, o.steps, model.time(), total / s);
   }
   const double wall = std::chrono::duration<double>(clock::now() - start).count();
   const auto d = model.diagnostics();
-  out.data("# summary: %d steps of dt = %.4g to t = %.4g in %.2f s (%.2f ms/step, %.2f V-cycles/step), "
-              "energy %.6e, enstrophy %.6e, max |psi| %.6e, frames in %s\n",
-              o.steps, p.dt, model.time(), wall, total / o.steps, double(cycles) / o.steps, d.energy, d.enstrophy,
-              d.max_abs_psi, o.out.string().c_str());
+  if (root)
+    out.data("# summary: %d steps of dt = %.4g to t = %.4g in %.2f s (%.2f ms/step, %.2f V-cycles/step), "
+             "energy %.6e, enstrophy %.6e, max |psi| %.6e, frames in %s\n",
+             o.steps, p.dt, model.time(), wall, total / o.steps, double(cycles) / o.steps, d.energy, d.enstrophy,
+             d.max_abs_psi, o.out.string().c_str());
   return 0;
+}
+
+/// The single-process model on one rank, the distributed one on several.
+int run(const run_options& o, sweep_apps::console_options co) {
+  Kokkos::DefaultExecutionSpace space;
+#ifdef SWEEP_OCEAN_MPI
+  sweep_apps::ensure_mpi();
+  int ranks = 1, rank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (ranks > 1) {
+    if (rank != 0) co.quiet = true;
+    sweep_apps::console out(co);
+    smo::decomposition d(MPI_COMM_WORLD, o.model.n, o.process_grid);
+    smo::qg_model<> model(space, d, o.model);
+    return run(model, o, rank == 0, out);
+  }
+#endif
+  sweep_apps::console out(co);
+  so::qg_model<> model(space, o.model);
+  return run(model, o, true, out);
+}
+
+/// This process's rank and the rank count (0 and 1 without MPI).
+std::array<int, 2> rank_and_ranks() {
+  std::array<int, 2> r{0, 1};
+#ifdef SWEEP_OCEAN_MPI
+  int started = 0;
+  MPI_Initialized(&started);
+  if (started) {
+    MPI_Comm_rank(MPI_COMM_WORLD, &r[0]);
+    MPI_Comm_size(MPI_COMM_WORLD, &r[1]);
+  }
+#endif
+  return r;
 }
 
 }  // namespace
@@ -142,6 +220,22 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(16, 8192))
       ->capture_default_str();
   app.add_option("-o,--out", o.out, "folder for the frames")->capture_default_str();
+#ifdef SWEEP_OCEAN_MPI
+  std::string process_grid = "0x0";
+  app.add_option("--process-grid", process_grid,
+                 "under mpiexec: process rows x columns (0x0: MPI chooses, Px1: row strips, 1xP: column strips)")
+      ->check(CLI::Validator(
+          [&o](std::string& s) {
+            int r = -1, c = -1;
+            char x = 0, tail = 0;
+            if (std::sscanf(s.c_str(), "%d%c%d%c", &r, &x, &c, &tail) != 3 || x != 'x' || r < 0 || c < 0)
+              return "expected ROWSxCOLUMNS, e.g. 2x1 (got " + s + ")";
+            o.process_grid = {r, c};
+            return std::string();
+          },
+          "RxC"))
+      ->capture_default_str();
+#endif
   sweep_apps::console_options co;
   if (auto status = start.parse(app, co)) return *status;
   if (!(o.deformation_radius >= 0) || !std::isfinite(o.deformation_radius)) {
@@ -151,16 +245,18 @@ int main(int argc, char** argv) {
   o.model.layout.kind = layout == "row_major" ? so::layout::row_major : so::layout::block_major;
   if (o.deformation_radius > 0) o.model.deformation = 1.0 / (o.deformation_radius * o.deformation_radius);
   if (auto status = start.begin()) return *status;
-  sweep_apps::console out(co);
   try {
-    return run(o, out);
+    return run(o, co);
   } catch (const std::invalid_argument& e) {
-    out.clear();
-    std::fprintf(stderr, "ocean: %s\n", e.what());
+    // Every rank has the same error (the library's checks agree): rank 0 says it.
+    if (rank_and_ranks()[0] == 0) std::fprintf(stderr, "ocean: %s\n", e.what());
     return 2;
   } catch (const std::exception& e) {
-    out.clear();
     std::fprintf(stderr, "ocean: %s\n", e.what());
+#ifdef SWEEP_OCEAN_MPI
+    // Only this rank failed (writing a frame, memory): stop the others.
+    if (rank_and_ranks()[1] > 1) MPI_Abort(MPI_COMM_WORLD, 1);
+#endif
     return 1;
   }
 }

@@ -3,6 +3,7 @@
 // tour runs on its own (MPI starts as a singleton). The scan is checked
 // against sweep::inclusive_scan of the same input, the sort for order,
 // stability and that it permutes its input.
+#include "mpi_start.hpp"
 #include "tour.hpp"
 
 #include <sweep/mpi/scan.hpp>
@@ -12,31 +13,13 @@
 #include <mpi.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
 namespace tour {
-namespace {
-
-/// Starts MPI unless the program already did; MPI_Finalize then runs at
-/// exit, after Kokkos is finalized.
-void ensure_mpi() {
-  int started = 0;
-  MPI_Initialized(&started);
-  if (started) return;
-  MPI_Init(nullptr, nullptr);
-  std::atexit([] {
-    int done = 0;
-    MPI_Finalized(&done);
-    if (!done) MPI_Finalize();
-  });
-}
-
-}  // namespace
 
 std::vector<row> run_mpi(const options& opt) {
-  ensure_mpi();
+  sweep_apps::ensure_mpi();
   int ranks = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   const std::string on = " (" + std::to_string(ranks) + (ranks == 1 ? " rank)" : " ranks)");

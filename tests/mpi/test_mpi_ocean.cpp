@@ -7,15 +7,18 @@
 // moves exactly the neighbours' edges; multigrid V-cycles equal the
 // single-process ones bit for bit, with every level spread over the ranks,
 // the coarse ones on rank 0, or all of them there, and solve converges in
-// the same number of cycles; bad arguments fail on every rank.
+// the same number of cycles; the double-gyre model's steps equal the
+// single-process model's bit for bit; bad arguments fail on every rank.
 #include "mpi_support.hpp"
 #include "ocean_reference.hpp"
 
+#include <sweep/mpi/model.hpp>
 #include <sweep/mpi/multigrid.hpp>
 #include <sweep/mpi/ocean.hpp>
 #include <sweep/ocean.hpp>
 
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <utility>
@@ -226,6 +229,69 @@ TEST_CASE_TEMPLATE("distributed multigrid solve converges as on one process", Sp
     CHECK(std::abs(got.residual - want.residual) <= 1e-12 * want.reference);
     CHECK(std::abs(got.reference - want.reference) <= 1e-12 * want.reference);
     CHECK(on_all_ranks(got.cycles == want.cycles));
+  }
+}
+
+TEST_CASE_TEMPLATE("the distributed double-gyre model steps as the single-process model, bit for bit", Space,
+                   SWEEP_TEST_SPACES) {
+  Space space;
+  using Mem = typename Space::memory_space;
+  for (std::int64_t n : {18, 66}) {
+    const field q0 = random_field(n, 611 + n);
+    for (const auto& dims : process_grids()) {
+      if (!fits(n, dims)) continue;
+      // 1: every solver level spread; the default: coarse levels on rank 0.
+      for (std::int64_t gather_below : {std::int64_t(1), smo::multigrid_options{}.gather_below}) {
+        for (double deformation : {0.0, 4.0}) {
+          CAPTURE(n);
+          CAPTURE(dims[0]);
+          CAPTURE(dims[1]);
+          CAPTURE(gather_below);
+          CAPTURE(deformation);
+          so::model_parameters p;
+          p.n = n;
+          p.wind = 2e-3;
+          p.deformation = deformation;
+          p.solver.tolerance = 1e-10;
+          so::qg_model<Space> want(space, p);
+          smo::decomposition d(MPI_COMM_WORLD, n, dims);
+          smo::multigrid_options mo;
+          mo.gather_below = gather_below;
+          smo::qg_model<Space> got(space, d, p, mo);
+          CHECK(got.parameters().dt == want.parameters().dt);
+          // The ring of the starting vorticity is ignored by both.
+          smo::distributed_grid<Mem> q("q", d);
+          smo::scatter(space, make_global<Mem>(n, q0), q);
+          const auto ws = want.set_vorticity(make_global<Mem>(n, q0));
+          const auto gs = got.set_vorticity(q);
+          REQUIRE(ws.converged());
+          CHECK(gs.cycles == ws.cycles);
+          for (int s = 0; s < 6; ++s) {
+            const auto w = want.step();
+            const auto g = got.step();
+            REQUIRE(w.converged());
+            CHECK(g.result == w.result);
+            CHECK(g.cycles == w.cycles);
+          }
+          CHECK(got.steps() == 6);
+          CHECK(got.time() == want.time());
+          so::grid<Mem> psi("psi", n), vort("q", n);
+          smo::gather(space, got.psi(), psi);
+          smo::gather(space, got.q(), vort);
+          if (world_rank() == 0) {
+            check_same_grid<Space>(flat(psi.to_host()), flat(want.psi().to_host()));
+            check_same_grid<Space>(flat(vort.to_host()), flat(want.q().to_host()));
+          }
+          const auto dw = want.diagnostics(), dg = got.diagnostics();
+          CHECK(dw.energy != 0.0);
+          CHECK(std::abs(dg.energy - dw.energy) <= 1e-12 * std::abs(dw.energy));
+          CHECK(std::abs(dg.enstrophy - dw.enstrophy) <= 1e-12 * std::abs(dw.enstrophy));
+          CHECK(std::abs(dg.circulation - dw.circulation) <= 1e-12 * std::max(1e-6, dw.enstrophy));
+          CHECK(dg.max_abs_psi == dw.max_abs_psi);
+          CHECK(same_on_all_ranks(std::to_string(std::bit_cast<long long>(dg.energy))));
+        }
+      }
+    }
   }
 }
 
@@ -446,4 +512,31 @@ TEST_CASE_TEMPLATE("bad ocean decompositions, grids and multigrid options fail o
   // Nothing was written by the refused calls.
   const auto mh = to_host(mu.data());
   CHECK(on_all_ranks(std::all_of(mh.begin(), mh.end(), [](double x) { return x == 3.0; })));
+  // The model: a bad or differing parameter, an n other than the
+  // decomposition's, a starting grid of another decomposition.
+  so::model_parameters mp;
+  mp.n = 34;
+  so::model_parameters bad_robert = mp;
+  if (bad) bad_robert.robert = 0.7;
+  expect_agreed_error([&] { smo::qg_model<Space>(space, md, bad_robert); },
+                      who + "sweep::mpi::ocean::qg_model: robert = 0.7 must lie in [0, 0.5)");
+  so::model_parameters bad_n = mp;
+  if (bad) bad_n.n = 66;
+  expect_agreed_error([&] { smo::qg_model<Space>(space, md, bad_n); },
+                      who + "sweep::mpi::ocean::qg_model: n = 66 differs from the decomposition's 34");
+  if (p > 1) {
+    so::model_parameters differ = mp;
+    if (bad) differ.beta = 2.0;
+    expect_agreed_error([&] { smo::qg_model<Space>(space, md, differ); }, "beta (bits) differs across ranks");
+    so::model_parameters differ_solver = mp;
+    if (bad) differ_solver.solver.max_cycles = 7;
+    expect_agreed_error([&] { smo::qg_model<Space>(space, md, differ_solver); },
+                        "solver max_cycles differs across ranks");
+  }
+  smo::qg_model<Space> model(space, md, mp);
+  expect_agreed_error([&] { model.set_vorticity(bad ? mw : mu); },
+                      "qg_model::set_vorticity: the grid must belong to the model's decomposition");
+  CHECK(model.steps() == 0);
+  const auto qh = to_host(model.q().data());
+  CHECK(on_all_ranks(std::all_of(qh.begin(), qh.end(), [](double x) { return x == 0.0; })));
 }

@@ -1,7 +1,7 @@
 // The ocean's stencil backend on host spaces: one thread per strip walks
 // each row with plain pointers (and AVX2 where the CPU has it and
-// SWEEP_HOST_ISA allows it), host/stencil_rows.hpp; the residual runs a row
-// per iteration the same way. Bit-identical to the portable path.
+// SWEEP_HOST_ISA allows it), host/stencil_rows.hpp; the residual (of the
+// grid or of a rank's block) runs a row per iteration the same way. Bit-identical to the portable path.
 #pragma once
 
 #include <sweep/host/stencil_rows.hpp>
@@ -21,6 +21,24 @@ struct host_residual_rows {
   KOKKOS_INLINE_FUNCTION void operator()(const index_t i, double& acc) const {
 #if !defined(__CUDA_ARCH__)
     acc += host_residual_row(u, f, r, idx, i, n, c, avx2);
+#else
+    (void)i;
+    (void)acc;
+#endif
+  }
+};
+
+/// The residual of a block, one row per iteration through host_residual_cols.
+template <class View, class Indexer>
+struct host_residual_block_rows {
+  View u, f, r;
+  Indexer idx;
+  stencil_coeffs c;
+  index_t j0 = 0, j1 = 0;
+  bool avx2 = false;
+  KOKKOS_INLINE_FUNCTION void operator()(const index_t i, double& acc) const {
+#if !defined(__CUDA_ARCH__)
+    acc += host_residual_cols(u, f, r, idx, i, j0, j1, c, avx2);
 #else
     (void)i;
     (void)acc;
@@ -66,6 +84,17 @@ struct stencil_backend<ExecSpace, sweep::detail::host_kind> {
     double sum = 0;
     Kokkos::parallel_reduce("sweep::ocean::residual", sweep::detail::range_policy<ExecSpace>(space, 0, n),
                             host_residual_rows<ExecSpace, Indexer>{u.data(), f.data(), r.data(), idx, c, n, host_avx2()},
+                            Kokkos::Sum<double>(sum));
+    return sum;
+  }
+
+  template <class View, class Indexer>
+  static double residual_block(const ExecSpace& space, const View& u, const View& f, const View& r,
+                               const Indexer& idx, index_t i0, index_t i1, index_t j0, index_t j1,
+                               const stencil_coeffs& c) {
+    double sum = 0;
+    Kokkos::parallel_reduce("sweep::ocean::residual", sweep::detail::range_policy<ExecSpace>(space, i0, i1),
+                            host_residual_block_rows<View, Indexer>{u, f, r, idx, c, j0, j1, host_avx2()},
                             Kokkos::Sum<double>(sum));
     return sum;
   }

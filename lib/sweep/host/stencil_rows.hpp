@@ -129,6 +129,27 @@ inline void for_each_run(const Indexer& idx, index_t m, Run&& run) {
   for_each_run(idx, 1, m + 1, static_cast<Run&&>(run));
 }
 
+/// The residual of points k in [1, len - 1) of a row run (row, up, dn: u
+/// in this row and the rows below and above; k - 1 and k + 1 must exist);
+/// returns their sum of squares. Same arithmetic per point as
+/// residual_point.
+inline double host_residual_span(const double* row, const double* up, const double* dn, const double* fr, double* rr,
+                                 index_t len, const stencil_coeffs& c, bool avx2) {
+  double sum = 0;
+  index_t k = 1;
+  (void)avx2;
+#if SWEEP_HOST_MULTI
+  if (avx2) sum += residual_span_avx2(row, up, dn, fr, rr, len, c.inv_h2, c.lambda, &k);
+#endif
+  for (; k + 1 < len; ++k) {
+    const double au = (4.0 * row[k] - up[k] - dn[k] - row[k - 1] - row[k + 1]) * c.inv_h2 + c.lambda * row[k];
+    const double v = fr[k] - au;
+    rr[k] = v;
+    sum += v * v;
+  }
+  return sum;
+}
+
 /// Residual of row i on the host (0 on the ring); returns the row's sum of
 /// squares. Same arithmetic per point as the portable kernel.
 template <class View, class Indexer>
@@ -143,28 +164,27 @@ inline double host_residual_row(const View& u, const View& f, const View& r, con
   r(idx(i, 0)) = 0.0;
   r(idx(i, n - 1)) = 0.0;
   double sum = 0;
-  (void)avx2;
   for_each_run(idx, m, [&](index_t ja, index_t jb) {
     const index_t len = jb - ja;
     sum += point(ja);  // the run's first and last points may look into another tile
     if (len > 1) sum += point(jb - 1);
-    const double* row = &u(idx(i, ja));
-    const double* up = &u(idx(i - 1, ja));
-    const double* dn = &u(idx(i + 1, ja));
-    const double* fr = &f(idx(i, ja));
-    double* rr = &r(idx(i, ja));
-    index_t k = 1;
-#if SWEEP_HOST_MULTI
-    if (avx2) sum += residual_span_avx2(row, up, dn, fr, rr, len, c.inv_h2, c.lambda, &k);
-#endif
-    for (; k + 1 < len; ++k) {
-      const double au = (4.0 * row[k] - up[k] - dn[k] - row[k - 1] - row[k + 1]) * c.inv_h2 + c.lambda * row[k];
-      const double v = fr[k] - au;
-      rr[k] = v;
-      sum += v * v;
-    }
+    sum += host_residual_span(&u(idx(i, ja)), &u(idx(i - 1, ja)), &u(idx(i + 1, ja)), &f(idx(i, ja)),
+                              &r(idx(i, ja)), len, c, avx2);
   });
   return sum;
+}
+
+/// The residual of row i, columns [j_begin, j_end), for an indexer whose
+/// rows are contiguous over [j_begin - 1, j_end] (a row-major one); returns
+/// the sum of squares.
+template <class View, class Indexer>
+inline double host_residual_cols(const View& u, const View& f, const View& r, const Indexer& idx, index_t i,
+                                 index_t j_begin, index_t j_end, const stencil_coeffs& c, bool avx2) {
+  static_assert(!std::is_same_v<Indexer, block_major_index>, "block-major rows are not contiguous");
+  if (j_end <= j_begin) return 0.0;
+  const index_t ja = j_begin - 1;
+  return host_residual_span(&u(idx(i, ja)), &u(idx(i - 1, ja)), &u(idx(i + 1, ja)), &f(idx(i, ja)), &r(idx(i, ja)),
+                            j_end - j_begin + 2, c, avx2);
 }
 
 /// Relaxes colour `color` of row i, columns [j_begin, j_end), on the host

@@ -82,9 +82,11 @@ class window_fetch {
 
   window_fetch() = default;
   /// windows[q]: the points rank q reads (global coordinates of d's grid).
-  window_fetch(const decomposition& d, const std::vector<block>& windows)
+  /// With own_window = false no window array is kept: every fetch names
+  /// the array it fills.
+  window_fetch(const decomposition& d, const std::vector<block>& windows, bool own_window = true)
       : m_decomp(d), m_window(windows[std::size_t(d.rank())]) {
-    static constexpr const char* where = "sweep::mpi::ocean::multigrid";
+    static constexpr const char* where = "sweep::mpi::ocean::window_fetch";
     const std::size_t p = std::size_t(d.size());
     m_send.resize(p);
     m_recv.resize(p);
@@ -109,7 +111,8 @@ class window_fetch {
                            sent);
     m_recv_buf = view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("sweep::mpi::ocean::mg_recv")),
                            received);
-    m_data = view_type(std::string("sweep::mpi::ocean::mg_window"), points(m_window));  // unowned points stay 0
+    if (own_window)
+      m_data = view_type(std::string("sweep::mpi::ocean::mg_window"), points(m_window));  // unowned points stay 0
   }
 
   /// This rank's window and its points, row-major.
@@ -121,10 +124,19 @@ class window_fetch {
   /// rank's own points directly, the others' through one MPI_Alltoallv.
   template <class ExecSpace>
   void fetch(const ExecSpace& space, const distributed_grid<MemorySpace>& g) {
-    const view_type src = g.data(), send = m_send_buf, recv = m_recv_buf, dst = m_data;
+    fetch(space, g, m_data);
+  }
+
+  /// The same into dst, an array laid out as indexer() says; the window's
+  /// points that no rank owns are left as they are. dst may be g's own
+  /// array when the window is g's block with its ghost layer: the fetch
+  /// then fills the ghosts, corners included.
+  template <class ExecSpace>
+  void fetch(const ExecSpace& space, const distributed_grid<MemorySpace>& g, const view_type& dst) {
+    const view_type src = g.data(), send = m_send_buf, recv = m_recv_buf;
     const local_index gi = g.indexer(), wi = indexer();
     const std::size_t me = std::size_t(m_decomp.rank());
-    if (points(m_self) > 0)
+    if (points(m_self) > 0 && dst.data() != src.data())
       Kokkos::parallel_for(
           "sweep::mpi::ocean::mg_copy", over(space, m_self),
           KOKKOS_LAMBDA(const index_t i, const index_t j) { dst(wi(i, j)) = src(gi(i, j)); });

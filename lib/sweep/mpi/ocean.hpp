@@ -452,19 +452,14 @@ double relax_fused(const ExecSpace& space, const View& u, const View& f, const l
   return a;
 }
 
+/// r = f - A u on block b (the backend's block residual: the host walks
+/// rows, as the single-process residual); returns the sum of r^2.
 template <class ExecSpace, class View>
 double residual_block(const ExecSpace& space, const View& u, const View& f, const View& r, const local_index& idx,
                       const block& b, const sweep::ocean::detail::stencil_coeffs& c) {
-  using Policy = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>, Kokkos::IndexType<index_t>>;
-  double sum = 0;
-  Kokkos::parallel_reduce(
-      "sweep::mpi::ocean::residual", Policy(space, {b.row_begin, b.col_begin}, {b.row_end, b.col_end}),
-      KOKKOS_LAMBDA(const index_t i, const index_t j, double& a) {
-        // sweep::ocean's residual formula, so the norms agree with one process.
-        a += sweep::ocean::detail::residual_point(u, f, r, idx, i, j, c);
-      },
-      Kokkos::Sum<double>(sum));
-  return sum;
+  // sweep::ocean's residual formula, so the norms agree with one process.
+  return sweep::ocean::detail::stencil_backend<ExecSpace>::residual_block(space, u, f, r, idx, b.row_begin,
+                                                                          b.row_end, b.col_begin, b.col_end, c);
 }
 
 inline long long bits_of(double x) { return std::bit_cast<long long>(x); }

@@ -24,6 +24,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <utility>
@@ -128,18 +129,19 @@ struct tendency_kernel {
   }
 };
 
-/// Per-row sums of the diagnostics (row order is fixed, so the totals do
-/// not depend on the number of threads).
+/// Per-row sums of the diagnostics over columns [col_begin, col_end) (row
+/// order is fixed, so the totals do not depend on the number of threads);
+/// row i goes to rows(i - row0).
 template <class ExecSpace, class Indexer>
 struct diagnostics_rows {
   using view = Kokkos::View<double*, typename ExecSpace::memory_space>;
   view psi, q;
   Kokkos::View<double* [4], typename ExecSpace::memory_space> rows;
   Indexer idx;
-  index_t n = 0;
+  index_t row0 = 0, col_begin = 0, col_end = 0;
   KOKKOS_INLINE_FUNCTION void operator()(const index_t i) const {
     double e = 0, z = 0, c = 0, m = 0;
-    for (index_t j = 1; j < n - 1; ++j) {
+    for (index_t j = col_begin; j < col_end; ++j) {
       const index_t p = idx(i, j);
       const double s = psi(p), v = q(p);
       e += -0.5 * s * v;
@@ -148,12 +150,53 @@ struct diagnostics_rows {
       const double a = s < 0 ? -s : s;
       m = m > a ? m : a;
     }
-    rows(i, 0) = e;
-    rows(i, 1) = z;
-    rows(i, 2) = c;
-    rows(i, 3) = m;
+    rows(i - row0, 0) = e;
+    rows(i - row0, 1) = z;
+    rows(i - row0, 2) = c;
+    rows(i - row0, 3) = m;
   }
 };
+
+/// Sums the rows [first, last) of diagnostics_rows' output in order and
+/// scales the sums by h^2 = 1 / (n - 1)^2.
+template <class Rows>
+model_diagnostics fold_rows(const Rows& host, index_t first, index_t last) {
+  model_diagnostics d;
+  for (index_t i = first; i < last; ++i) {
+    d.energy += host(i, 0);
+    d.enstrophy += host(i, 1);
+    d.circulation += host(i, 2);
+    d.max_abs_psi = std::max(d.max_abs_psi, host(i, 3));
+  }
+  return d;
+}
+
+/// The checks of qg_model's parameters (std::invalid_argument naming the
+/// bad one).
+inline void check_model_parameters(const model_parameters& p, const char* where) {
+  check_grid_size(p.n, where);
+  for (auto [name, v] : {std::pair{"beta", p.beta}, std::pair{"wind", p.wind}, std::pair{"friction", p.friction},
+                         std::pair{"viscosity", p.viscosity}, std::pair{"deformation", p.deformation},
+                         std::pair{"dt", p.dt}})
+    sweep::detail::require(std::isfinite(v) && v >= 0, where, name, " = ", v, " must be finite and >= 0");
+  sweep::detail::require(std::isfinite(p.robert) && p.robert >= 0 && p.robert < 0.5, where, "robert = ", p.robert,
+                         " must lie in [0, 0.5)");
+  sweep::detail::require(std::isfinite(p.solver.tolerance) && p.solver.tolerance > 0 && p.solver.max_cycles >= 1,
+                         where, "solver tolerance = ", p.solver.tolerance, " and max_cycles = ", p.solver.max_cycles,
+                         " must be > 0");
+}
+
+/// The wind-stress curl per row: curl(tau) = -2 pi tau0 sin(2 pi y) for
+/// tau_x = -tau0 cos(2 pi y).
+template <class MemorySpace>
+Kokkos::View<double*, MemorySpace> wind_curl(const model_parameters& p) {
+  Kokkos::View<double*, MemorySpace> curl("sweep::ocean::wind_curl", p.n);
+  auto host = Kokkos::create_mirror_view(curl);
+  for (index_t i = 0; i < p.n; ++i)
+    host(i) = -2.0 * std::numbers::pi * p.wind * std::sin(2.0 * std::numbers::pi * double(i) / double(p.n - 1));
+  Kokkos::deep_copy(curl, host);
+  return curl;
+}
 
 /// q = 0 on the ring (free slip), rhs = -q everywhere.
 template <class ExecSpace, class Indexer>
@@ -204,12 +247,7 @@ class qg_model {
     if (m_p.dt == 0) m_p.dt = stable_dt(m_p);
     for (auto* g : {&m_psi, &m_psi_prev, &m_q, &m_q_prev, &m_q_next, &m_q_filt, &m_rhs})
       *g = grid_type("sweep::ocean::model", m_p.n, m_p.layout);
-    // curl(tau) = -2 pi tau0 sin(2 pi y) for tau_x = -tau0 cos(2 pi y).
-    m_curl = view_type("sweep::ocean::wind_curl", m_p.n);
-    auto host = Kokkos::create_mirror_view(m_curl);
-    for (index_t i = 0; i < m_p.n; ++i)
-      host(i) = -2.0 * std::numbers::pi * m_p.wind * std::sin(2.0 * std::numbers::pi * double(i) / double(m_p.n - 1));
-    Kokkos::deep_copy(m_curl, host);
+    m_curl = detail::wind_curl<typename ExecSpace::memory_space>(m_p);
   }
 
   /// A time step below the advective (for a boundary current of speed
@@ -281,16 +319,11 @@ class qg_model {
     Kokkos::View<double* [4], typename ExecSpace::memory_space> rows("sweep::ocean::diagnostics", n);
     visit_indexer(m_q, [&](auto idx) {
       Kokkos::parallel_for("sweep::ocean::diagnostics", sweep::detail::range_policy<ExecSpace>(m_space, 1, n - 1),
-                           detail::diagnostics_rows<ExecSpace, decltype(idx)>{m_psi.data(), m_q.data(), rows, idx, n});
+                           detail::diagnostics_rows<ExecSpace, decltype(idx)>{m_psi.data(), m_q.data(), rows, idx,
+                                                                              0, 1, n - 1});
     });
     auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), rows);
-    model_diagnostics d;
-    for (index_t i = 1; i < n - 1; ++i) {
-      d.energy += host(i, 0);
-      d.enstrophy += host(i, 1);
-      d.circulation += host(i, 2);
-      d.max_abs_psi = std::max(d.max_abs_psi, host(i, 3));
-    }
+    model_diagnostics d = detail::fold_rows(host, 1, n - 1);
     d.energy *= h2;
     d.enstrophy *= h2;
     d.circulation *= h2;
@@ -299,17 +332,7 @@ class qg_model {
 
  private:
   static model_parameters checked(const model_parameters& p) {
-    const char* where = "sweep::ocean::qg_model";
-    detail::check_grid_size(p.n, where);
-    for (auto [name, v] : {std::pair{"beta", p.beta}, std::pair{"wind", p.wind}, std::pair{"friction", p.friction},
-                           std::pair{"viscosity", p.viscosity}, std::pair{"deformation", p.deformation},
-                           std::pair{"dt", p.dt}})
-      sweep::detail::require(std::isfinite(v) && v >= 0, where, name, " = ", v, " must be finite and >= 0");
-    sweep::detail::require(std::isfinite(p.robert) && p.robert >= 0 && p.robert < 0.5, where, "robert = ", p.robert,
-                           " must lie in [0, 0.5)");
-    sweep::detail::require(std::isfinite(p.solver.tolerance) && p.solver.tolerance > 0 && p.solver.max_cycles >= 1,
-                           where, "solver tolerance = ", p.solver.tolerance, " and max_cycles = ",
-                           p.solver.max_cycles, " must be > 0");
+    detail::check_model_parameters(p, "sweep::ocean::qg_model");
     return p;
   }
 

@@ -17,6 +17,17 @@
 
 namespace sweep::ocean::detail {
 
+/// The residual at each point of a 2-D range; folds r^2.
+template <class View, class Indexer>
+struct residual_points {
+  View u, f, r;
+  Indexer idx;
+  stencil_coeffs c;
+  KOKKOS_INLINE_FUNCTION void operator()(const index_t i, const index_t j, double& acc) const {
+    acc += residual_point(u, f, r, idx, i, j, c);
+  }
+};
+
 template <class ExecSpace, class Kind = sweep::detail::space_kind_t<ExecSpace>>
 struct stencil_backend {
   /// The row walker the fused red-black kernels capture.
@@ -54,6 +65,19 @@ struct stencil_backend {
     Kokkos::parallel_reduce("sweep::ocean::residual", tiled(space, idx, 0, n, 0, n),
                             residual_kernel<ExecSpace, Indexer>{u.data(), f.data(), r.data(), idx, c, n},
                             Kokkos::Sum<double>(sum));
+    return sum;
+  }
+
+  /// r = f - A u on rows [i0, i1) and columns [j0, j1) of row-major arrays
+  /// (every point's four neighbours exist in them: a rank's block with its
+  /// ghosts); returns the sum of r^2.
+  template <class View, class Indexer>
+  static double residual_block(const ExecSpace& space, const View& u, const View& f, const View& r,
+                               const Indexer& idx, index_t i0, index_t i1, index_t j0, index_t j1,
+                               const stencil_coeffs& c) {
+    double sum = 0;
+    Kokkos::parallel_reduce("sweep::ocean::residual", tiled(space, idx, i0, i1, j0, j1),
+                            residual_points<View, Indexer>{u, f, r, idx, c}, Kokkos::Sum<double>(sum));
     return sum;
   }
 };
