@@ -29,16 +29,17 @@ struct host_residual_rows {
 };
 
 /// The residual of a block, one row per iteration through host_residual_cols.
-template <class View, class Indexer>
+template <class View, class Indexer, class RIndexer>
 struct host_residual_block_rows {
   View u, f, r;
   Indexer idx;
   stencil_coeffs c;
+  RIndexer r_idx;
   index_t j0 = 0, j1 = 0;
   bool avx2 = false;
   KOKKOS_INLINE_FUNCTION void operator()(const index_t i, double& acc) const {
 #if !defined(__CUDA_ARCH__)
-    acc += host_residual_cols(u, f, r, idx, i, j0, j1, c, avx2);
+    acc += host_residual_cols(u, f, r, idx, i, j0, j1, c, r_idx, avx2);
 #else
     (void)i;
     (void)acc;
@@ -88,13 +89,14 @@ struct stencil_backend<ExecSpace, sweep::detail::host_kind> {
     return sum;
   }
 
-  template <class View, class Indexer>
+  template <class View, class Indexer, class RIndexer>
   static double residual_block(const ExecSpace& space, const View& u, const View& f, const View& r,
                                const Indexer& idx, index_t i0, index_t i1, index_t j0, index_t j1,
-                               const stencil_coeffs& c) {
+                               const stencil_coeffs& c, const RIndexer& r_idx) {
     double sum = 0;
     Kokkos::parallel_reduce("sweep::ocean::residual", sweep::detail::range_policy<ExecSpace>(space, i0, i1),
-                            host_residual_block_rows<View, Indexer>{u, f, r, idx, c, j0, j1, host_avx2()},
+                            host_residual_block_rows<View, Indexer, RIndexer>{u, f, r, idx, c, r_idx, j0, j1,
+                                                                              host_avx2()},
                             Kokkos::Sum<double>(sum));
     return sum;
   }

@@ -174,17 +174,21 @@ inline double host_residual_row(const View& u, const View& f, const View& r, con
   return sum;
 }
 
-/// The residual of row i, columns [j_begin, j_end), for an indexer whose
-/// rows are contiguous over [j_begin - 1, j_end] (a row-major one); returns
+/// The residual of row i, columns [j_begin, j_end), u and f at idx, r at
+/// r_idx, for indexers whose rows are contiguous (row-major ones); returns
 /// the sum of squares.
-template <class View, class Indexer>
+template <class View, class Indexer, class RIndexer>
 inline double host_residual_cols(const View& u, const View& f, const View& r, const Indexer& idx, index_t i,
-                                 index_t j_begin, index_t j_end, const stencil_coeffs& c, bool avx2) {
-  static_assert(!std::is_same_v<Indexer, block_major_index>, "block-major rows are not contiguous");
+                                 index_t j_begin, index_t j_end, const stencil_coeffs& c, const RIndexer& r_idx,
+                                 bool avx2) {
+  static_assert(!std::is_same_v<Indexer, block_major_index> && !std::is_same_v<RIndexer, block_major_index>,
+                "block-major rows are not contiguous");
   if (j_end <= j_begin) return 0.0;
-  const index_t ja = j_begin - 1;
-  return host_residual_span(&u(idx(i, ja)), &u(idx(i - 1, ja)), &u(idx(i + 1, ja)), &f(idx(i, ja)), &r(idx(i, ja)),
-                            j_end - j_begin + 2, c, avx2);
+  // The first point alone, the span the rest (it computes its points
+  // 1 .. len - 2, reading one more column on each side).
+  const double first = residual_point(u, f, r, idx, i, j_begin, c, r_idx);
+  return first + host_residual_span(&u(idx(i, j_begin)), &u(idx(i - 1, j_begin)), &u(idx(i + 1, j_begin)),
+                                    &f(idx(i, j_begin)), &r(r_idx(i, j_begin)), j_end - j_begin + 1, c, avx2);
 }
 
 /// Relaxes colour `color` of row i, columns [j_begin, j_end), on the host

@@ -21,7 +21,8 @@
 // MPI_Alltoallv of the overlapping rectangles, planned once per level);
 // points that no rank owns are the
 // boundary ring, zero on the coarse levels and in the residual, as on one
-// process. Smoothing is sweep::mpi::ocean::red_black_sweep; the transfers
+// process. Smoothing is sweep::mpi::ocean::red_black_sweep's (without its
+// per-call argument agreement); the transfers
 // run sweep::ocean's kernels on the fetched windows, so every value equals
 // the single-process cycle's; the returned norms agree to rounding (sums
 // over ranks).
@@ -124,7 +125,14 @@ class window_fetch {
   /// rank's own points directly, the others' through one MPI_Alltoallv.
   template <class ExecSpace>
   void fetch(const ExecSpace& space, const distributed_grid<MemorySpace>& g) {
-    fetch(space, g, m_data);
+    move(space, g.data(), g.indexer(), m_data, true);
+  }
+
+  /// The same when the window already holds this rank's owned points (a
+  /// kernel wrote them there): they are sent from it, the rest received.
+  template <class ExecSpace>
+  void share(const ExecSpace& space) {
+    move(space, m_data, indexer(), m_data, false);
   }
 
   /// The same into dst, an array laid out as indexer() says; the window's
@@ -133,10 +141,19 @@ class window_fetch {
   /// then fills the ghosts, corners included.
   template <class ExecSpace>
   void fetch(const ExecSpace& space, const distributed_grid<MemorySpace>& g, const view_type& dst) {
-    const view_type src = g.data(), send = m_send_buf, recv = m_recv_buf;
-    const local_index gi = g.indexer(), wi = indexer();
+    move(space, g.data(), g.indexer(), dst, dst.data() != g.data().data());
+  }
+
+  /// What fetch and share run (public: nvcc takes no device lambda in a
+  /// private member function): owned points of src (at gi) to the owners'
+  /// windows, dst at indexer(); copy_self: this rank's own points too.
+  template <class ExecSpace>
+  void move(const ExecSpace& space, const view_type& src, const local_index& gi, const view_type& dst,
+            bool copy_self) {
+    const view_type send = m_send_buf, recv = m_recv_buf;
+    const local_index wi = indexer();
     const std::size_t me = std::size_t(m_decomp.rank());
-    if (points(m_self) > 0 && dst.data() != src.data())
+    if (points(m_self) > 0 && copy_self)
       Kokkos::parallel_for(
           "sweep::mpi::ocean::mg_copy", over(space, m_self),
           KOKKOS_LAMBDA(const index_t i, const index_t j) { dst(wi(i, j)) = src(gi(i, j)); });
@@ -237,7 +254,13 @@ class multigrid {
         lv.u = grid_type("sweep::mpi::ocean::mg_u" + s, lv.decomp);
         lv.f = grid_type("sweep::mpi::ocean::mg_f" + s, lv.decomp);
       }
-      lv.r = l == 0 ? m_r : grid_type("sweep::mpi::ocean::mg_r" + s, lv.decomp);
+      // The residual of a level restricted on the ranks lives in the
+      // restriction window; a grid holds it on the finest level (the norm)
+      // and on the last distributed one (gathered to rank 0).
+      if (l == 0)
+        lv.r = m_r;
+      else if (l + 1 == m_distributed)
+        lv.r = grid_type("sweep::mpi::ocean::mg_r" + s, lv.decomp);
       if (l + 1 < levels()) {
         const index_t mf = m_interiors[std::size_t(l)];
         lv.to_coarser = sweep::ocean::detail::transfer_tables<memory_space>(mf, mf / 2);
@@ -261,6 +284,14 @@ class multigrid {
                                    std::min(base(fb.col_end - 1) + 2, nc)});
       }
       fine.restrict_from = detail::window_fetch<memory_space>(fine.decomp, restrict_windows);
+      // The window covers the rank's block (full weighting reads around
+      // every fine point the coarse block owns): the residual is written
+      // straight into it.
+      detail::checked(comm, where, [&] {
+        const block fb = fine.decomp.owned();
+        sweep::detail::require(detail::points(detail::intersect(fine.restrict_from.window(), fb)) == detail::points(fb),
+                               where, "internal: a restriction window does not cover its rank's block");
+      });
       fine.prolong_from = detail::window_fetch<memory_space>(coarse.decomp, prolong_windows);
     }
     // The levels on rank 0.
@@ -348,8 +379,11 @@ class multigrid {
     });
   }
 
+  /// Red-black sweeps with the arguments checked once, at construction
+  /// (no agreement collectives, no measure combined over the ranks).
   void smooth(const ExecSpace& space, const grid_type& u, const grid_type& f, int sweeps) const {
-    for (int s = 0; s < sweeps; ++s) red_black_sweep(space, u, f, m_problem, sweep::ocean::sweep_options{}, m_options.schedule);
+    for (int s = 0; s < sweeps; ++s)
+      detail::red_black_local(space, u, f, m_problem, sweep::ocean::sweep_options{}, m_options.schedule);
   }
 
   /// ||f||_2 over the interior (collective).
@@ -360,11 +394,12 @@ class multigrid {
     return std::sqrt(global);
   }
 
-  /// r = f - A u on the owned points (ghosts refreshed), no norm.
-  void residual_only(const ExecSpace& space, const grid_type& u, const grid_type& f, const grid_type& r) const {
+  /// r = f - A u on the owned points (ghosts refreshed), no norm; r at r_idx.
+  void residual_only(const ExecSpace& space, const grid_type& u, const grid_type& f,
+                     const typename grid_type::view_type& r, const local_index& r_idx) const {
     exchange_ghosts(space, u);
     const auto c = sweep::ocean::detail::coefficients(m_problem, u.n(), 1.0);
-    detail::residual_block(space, u.data(), f.data(), r.data(), u.indexer(), u.owned(), c);
+    detail::residual_block(space, u.data(), f.data(), r, u.indexer(), u.owned(), c, r_idx);
   }
 
   void cycle(const ExecSpace& space, const grid_type& u, const grid_type& f) {
@@ -387,11 +422,14 @@ class multigrid {
     }
     smooth(space, u, f, m_options.pre_sweeps);
     level& lv = m_levels[l];
-    residual_only(space, u, f, lv.r);
     const auto& tab = lv.to_coarser;
     if (int(l) + 1 < m_distributed) {
       level& c = m_levels[l + 1];
-      lv.restrict_from.fetch(space, lv.r);
+      // The restriction window holds the rank's block (checked when
+      // planned): the residual goes straight into it, and the neighbours'
+      // parts are sent from there.
+      residual_only(space, u, f, lv.restrict_from.data(), lv.restrict_from.indexer());
+      lv.restrict_from.share(space);
       const block cb = c.decomp.owned();
       Kokkos::parallel_for(
           "sweep::mpi::ocean::restrict", detail::over(space, cb),
@@ -407,6 +445,7 @@ class multigrid {
     } else {
       // The coarser levels run on rank 0: restrict the gathered residual
       // there, cycle, prolong into a zero grid and scatter it back.
+      residual_only(space, u, f, lv.r.data(), lv.r.indexer());
       auto& bt = *m_bottom;
       gather(space, lv.r, bt.r);
       if (bt.solver) {

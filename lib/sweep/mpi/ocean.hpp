@@ -452,14 +452,21 @@ double relax_fused(const ExecSpace& space, const View& u, const View& f, const l
   return a;
 }
 
-/// r = f - A u on block b (the backend's block residual: the host walks
-/// rows, as the single-process residual); returns the sum of r^2.
+/// r = f - A u on block b, r at r_idx (the backend's block residual: the
+/// host walks rows, as the single-process residual); returns the sum of
+/// r^2.
+template <class ExecSpace, class View>
+double residual_block(const ExecSpace& space, const View& u, const View& f, const View& r, const local_index& idx,
+                      const block& b, const sweep::ocean::detail::stencil_coeffs& c, const local_index& r_idx) {
+  // sweep::ocean's residual formula, so the norms agree with one process.
+  return sweep::ocean::detail::stencil_backend<ExecSpace>::residual_block(space, u, f, r, idx, b.row_begin,
+                                                                          b.row_end, b.col_begin, b.col_end, c, r_idx);
+}
+
 template <class ExecSpace, class View>
 double residual_block(const ExecSpace& space, const View& u, const View& f, const View& r, const local_index& idx,
                       const block& b, const sweep::ocean::detail::stencil_coeffs& c) {
-  // sweep::ocean's residual formula, so the norms agree with one process.
-  return sweep::ocean::detail::stencil_backend<ExecSpace>::residual_block(space, u, f, r, idx, b.row_begin,
-                                                                          b.row_end, b.col_begin, b.col_end, c);
+  return residual_block(space, u, f, r, idx, b, c, idx);
 }
 
 inline long long bits_of(double x) { return std::bit_cast<long long>(x); }
@@ -587,6 +594,73 @@ index_t exchange_ghosts(const ExecSpace& space, const distributed_grid<MemorySpa
 /// three.
 enum class exchange_schedule { blocking, overlapped, fused };
 
+namespace detail {
+
+/// red_black_sweep without its argument checks (the caller's are done):
+/// returns this rank's fold of the change (options.measure), not yet
+/// combined over the ranks.
+template <class ExecSpace, class MemorySpace>
+double red_black_local(const ExecSpace& space, const distributed_grid<MemorySpace>& u,
+                       const distributed_grid<MemorySpace>& f, const sweep::ocean::helmholtz& problem,
+                       const sweep::ocean::sweep_options& options, exchange_schedule schedule) {
+  namespace so = sweep::ocean::detail;
+  const auto c = so::coefficients(problem, u.n(), options.omega);
+  const bool max = options.measure == sweep::ocean::norm::max;
+  double local = 0;
+  auto fold = [&](double a) {
+    if (max)
+      so::max_measure::join(local, a);
+    else
+      so::l2_measure::join(local, a);
+  };
+  auto relax = [&](const block& part, int color) {
+    if (part.rows() <= 0 || part.cols() <= 0) return;
+    fold(max ? relax_color<so::max_measure>(space, u.data(), f.data(), u.indexer(), part, c, color)
+             : relax_color<so::l2_measure>(space, u.data(), f.data(), u.indexer(), part, c, color));
+  };
+  const block b = u.owned();
+  // The lines next to a neighbour (sides: top, bottom, left, right bits)
+  // read its ghosts of the other colour.
+  auto relax_edges = [&](int sides, int color) {
+    const index_t top = sides & 1, bottom = (sides >> 1) & 1, left = (sides >> 2) & 1, right = (sides >> 3) & 1;
+    if (top) relax({b.row_begin, b.row_begin + 1, b.col_begin, b.col_end}, color);
+    if (bottom && b.rows() > top) relax({b.row_end - 1, b.row_end, b.col_begin, b.col_end}, color);
+    if (left) relax({b.row_begin + top, b.row_end - bottom, b.col_begin, b.col_begin + 1}, color);
+    if (right && b.cols() > left) relax({b.row_begin + top, b.row_end - bottom, b.col_end - 1, b.col_end}, color);
+  };
+  if (schedule == exchange_schedule::fused) {
+    ghost_exchange<ExecSpace, MemorySpace> black(space, u, 1);  // the ghosts the red points read
+    const int s = black.sides();
+    black.finish();
+    // After pass 1 every red point is final: send the red edges. Pass 2
+    // writes only black points, so it runs while they travel.
+    auto start_red = [&] { return ghost_exchange<ExecSpace, MemorySpace>(space, u, 0); };
+    fold(max ? relax_fused<so::max_measure>(space, u.data(), f.data(), u.indexer(), b, c, s, start_red)
+             : relax_fused<so::l2_measure>(space, u.data(), f.data(), u.indexer(), b, c, s, start_red));
+    relax_edges(s, 1);
+  } else {
+    for (int color = 0; color < 2; ++color) {
+      // The neighbours' points this colour reads.
+      ghost_exchange<ExecSpace, MemorySpace> x(space, u, 1 - color);
+      if (schedule == exchange_schedule::blocking || x.sides() == 0) {
+        x.finish();
+        relax(b, color);
+        continue;
+      }
+      // The rest goes first, while the ghosts travel.
+      const int s = x.sides();
+      relax({b.row_begin + (s & 1), b.row_end - ((s >> 1) & 1), b.col_begin + ((s >> 2) & 1),
+             b.col_end - ((s >> 3) & 1)},
+            color);
+      x.finish();
+      relax_edges(s, color);
+    }
+  }
+  return local;
+}
+
+}  // namespace detail
+
 /// One red-black Gauss-Seidel (SOR) sweep over the whole distributed grid
 /// (collective): equal to sweep::ocean::red_black_sweep on the gathered
 /// grid, bit for bit. Returns options.measure of the change over all
@@ -606,59 +680,8 @@ double red_black_sweep(const ExecSpace& space, const distributed_grid<MemorySpac
   sweep::mpi::detail::checked(u.decomp().comm(), where, [&] {
     sweep::detail::require(u.data().data() != f.data().data(), where, "u and f must be different grids");
   });
-  namespace so = sweep::ocean::detail;
-  const auto c = so::coefficients(problem, u.n(), options.omega);
   const bool max = options.measure == sweep::ocean::norm::max;
-  double local = 0;
-  auto fold = [&](double a) {
-    if (max)
-      so::max_measure::join(local, a);
-    else
-      so::l2_measure::join(local, a);
-  };
-  auto relax = [&](const block& part, int color) {
-    if (part.rows() <= 0 || part.cols() <= 0) return;
-    fold(max ? detail::relax_color<so::max_measure>(space, u.data(), f.data(), u.indexer(), part, c, color)
-             : detail::relax_color<so::l2_measure>(space, u.data(), f.data(), u.indexer(), part, c, color));
-  };
-  const block b = u.owned();
-  // The lines next to a neighbour (sides: top, bottom, left, right bits)
-  // read its ghosts of the other colour.
-  auto relax_edges = [&](int sides, int color) {
-    const index_t top = sides & 1, bottom = (sides >> 1) & 1, left = (sides >> 2) & 1, right = (sides >> 3) & 1;
-    if (top) relax({b.row_begin, b.row_begin + 1, b.col_begin, b.col_end}, color);
-    if (bottom && b.rows() > top) relax({b.row_end - 1, b.row_end, b.col_begin, b.col_end}, color);
-    if (left) relax({b.row_begin + top, b.row_end - bottom, b.col_begin, b.col_begin + 1}, color);
-    if (right && b.cols() > left) relax({b.row_begin + top, b.row_end - bottom, b.col_end - 1, b.col_end}, color);
-  };
-  if (schedule == exchange_schedule::fused) {
-    detail::ghost_exchange<ExecSpace, MemorySpace> black(space, u, 1);  // the ghosts the red points read
-    const int s = black.sides();
-    black.finish();
-    // After pass 1 every red point is final: send the red edges. Pass 2
-    // writes only black points, so it runs while they travel.
-    auto start_red = [&] { return detail::ghost_exchange<ExecSpace, MemorySpace>(space, u, 0); };
-    fold(max ? detail::relax_fused<so::max_measure>(space, u.data(), f.data(), u.indexer(), b, c, s, start_red)
-             : detail::relax_fused<so::l2_measure>(space, u.data(), f.data(), u.indexer(), b, c, s, start_red));
-    relax_edges(s, 1);
-  } else {
-    for (int color = 0; color < 2; ++color) {
-      // The neighbours' points this colour reads.
-      detail::ghost_exchange<ExecSpace, MemorySpace> x(space, u, 1 - color);
-      if (schedule == exchange_schedule::blocking || x.sides() == 0) {
-        x.finish();
-        relax(b, color);
-        continue;
-      }
-      // The rest goes first, while the ghosts travel.
-      const int s = x.sides();
-      relax({b.row_begin + (s & 1), b.row_end - ((s >> 1) & 1), b.col_begin + ((s >> 2) & 1),
-             b.col_end - ((s >> 3) & 1)},
-            color);
-      x.finish();
-      relax_edges(s, color);
-    }
-  }
+  const double local = detail::red_black_local(space, u, f, problem, options, schedule);
   double global = 0;
   detail::check_mpi(MPI_Allreduce(&local, &global, 1, MPI_DOUBLE, max ? MPI_MAX : MPI_SUM, u.decomp().comm()),
                     "MPI_Allreduce");

@@ -33,19 +33,27 @@ KOKKOS_FORCEINLINE_FUNCTION double relax_point(const View& u, const View& f, con
   return next - old;
 }
 
-/// Writes the residual f - (-lap(u) + lambda u) at (i, j) into r and
-/// returns its square: the one formula of every residual kernel (portable,
-/// host rows, distributed), so their results agree bit for bit.
-template <class View, class Indexer>
+/// Writes the residual f - (-lap(u) + lambda u) at (i, j) into r (at
+/// r_idx(i, j); r may be laid out apart from u and f) and returns its
+/// square: the one formula of every residual kernel (portable, host rows,
+/// distributed), so their results agree bit for bit.
+template <class View, class Indexer, class RIndexer>
 KOKKOS_FORCEINLINE_FUNCTION double residual_point(const View& u, const View& f, const View& r, const Indexer& idx,
-                                                  index_t i, index_t j, const stencil_coeffs& c) {
+                                                  index_t i, index_t j, const stencil_coeffs& c,
+                                                  const RIndexer& r_idx) {
   const index_t p = idx(i, j);
   const double au =
       (4.0 * u(p) - u(idx(i - 1, j)) - u(idx(i + 1, j)) - u(idx(i, j - 1)) - u(idx(i, j + 1))) * c.inv_h2 +
       c.lambda * u(p);
   const double v = f(p) - au;
-  r(p) = v;
+  r(r_idx(i, j)) = v;
   return v * v;
+}
+
+template <class View, class Indexer>
+KOKKOS_FORCEINLINE_FUNCTION double residual_point(const View& u, const View& f, const View& r, const Indexer& idx,
+                                                  index_t i, index_t j, const stencil_coeffs& c) {
+  return residual_point(u, f, r, idx, i, j, c, idx);
 }
 
 struct max_measure {

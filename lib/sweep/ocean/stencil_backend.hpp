@@ -17,14 +17,15 @@
 
 namespace sweep::ocean::detail {
 
-/// The residual at each point of a 2-D range; folds r^2.
-template <class View, class Indexer>
+/// The residual at each point of a 2-D range (r at r_idx); folds r^2.
+template <class View, class Indexer, class RIndexer>
 struct residual_points {
   View u, f, r;
   Indexer idx;
   stencil_coeffs c;
+  RIndexer r_idx;
   KOKKOS_INLINE_FUNCTION void operator()(const index_t i, const index_t j, double& acc) const {
-    acc += residual_point(u, f, r, idx, i, j, c);
+    acc += residual_point(u, f, r, idx, i, j, c, r_idx);
   }
 };
 
@@ -70,14 +71,15 @@ struct stencil_backend {
 
   /// r = f - A u on rows [i0, i1) and columns [j0, j1) of row-major arrays
   /// (every point's four neighbours exist in them: a rank's block with its
-  /// ghosts); returns the sum of r^2.
-  template <class View, class Indexer>
+  /// ghosts), u and f at idx, r at r_idx; returns the sum of r^2.
+  template <class View, class Indexer, class RIndexer>
   static double residual_block(const ExecSpace& space, const View& u, const View& f, const View& r,
                                const Indexer& idx, index_t i0, index_t i1, index_t j0, index_t j1,
-                               const stencil_coeffs& c) {
+                               const stencil_coeffs& c, const RIndexer& r_idx) {
     double sum = 0;
     Kokkos::parallel_reduce("sweep::ocean::residual", tiled(space, idx, i0, i1, j0, j1),
-                            residual_points<View, Indexer>{u, f, r, idx, c}, Kokkos::Sum<double>(sum));
+                            residual_points<View, Indexer, RIndexer>{u, f, r, idx, c, r_idx},
+                            Kokkos::Sum<double>(sum));
     return sum;
   }
 };
