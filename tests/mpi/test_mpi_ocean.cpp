@@ -146,17 +146,38 @@ TEST_CASE_TEMPLATE("distributed red-black sweeps equal the single-process sweeps
   }
 }
 
+/// The process grid of every distributed level, as multigrid_options
+/// documents: the finest on `dims` if its smallest block keeps
+/// gather_below points (else none), each coarser one on the previous grid,
+/// halved along its sides longer than one until it keeps them, stopping
+/// (rank 0 from there) at a level only one rank would hold.
+std::vector<std::array<int, 2>> expected_grids(std::int64_t n, std::array<int, 2> dims, std::int64_t gather_below) {
+  std::vector<std::array<int, 2>> out;
+  auto keeps = [&](std::int64_t m, std::array<int, 2> g) {
+    return m >= g[0] && m >= g[1] && (m / g[0]) * (m / g[1]) >= gather_below;
+  };
+  std::array<int, 2> g = dims;
+  for (std::int64_t m = n - 2; m >= 2; m /= 2) {
+    if (out.empty() && !keeps(m, g)) break;
+    while (!keeps(m, g) && g != std::array<int, 2>{1, 1}) g = {(g[0] + 1) / 2, (g[1] + 1) / 2};
+    if (!keeps(m, g) || (g == std::array<int, 2>{1, 1} && dims != g)) break;
+    out.push_back(g);
+  }
+  return out;
+}
+
 TEST_CASE_TEMPLATE("distributed multigrid V-cycles equal the single-process V-cycles bit for bit", Space,
                    SWEEP_TEST_SPACES) {
   Space space;
   using Mem = typename Space::memory_space;
+  bool fewer_ranks = false;  // some level ran on a smaller grid than the finest, not on rank 0
   for (std::int64_t n : {6, 10, 34, 66}) {
     const field u0 = random_field(n, 303 + n), f0 = random_field(n, 404 + n);
     for (const auto& dims : process_grids()) {
       if (!fits(n, dims)) continue;
-      // 1: every level the process grid fits is spread; 64: the levels
-      // with fewer points per rank go to rank 0; huge: all on rank 0.
-      for (std::int64_t gather_below : {std::int64_t(1), std::int64_t(64), std::int64_t(1) << 40}) {
+      // 1: every level the process grid fits is spread; 8 and 64: coarse
+      // levels on fewer ranks, then rank 0; huge: all on rank 0.
+      for (std::int64_t gather_below : {std::int64_t(1), std::int64_t(8), std::int64_t(64), std::int64_t(1) << 40}) {
         for (double lambda : {0.0, 2.5}) {
           CAPTURE(n);
           CAPTURE(dims[0]);
@@ -178,13 +199,15 @@ TEST_CASE_TEMPLATE("distributed multigrid V-cycles equal the single-process V-cy
           mo.gather_below = gather_below;
           smo::multigrid<Space> dmg(d, problem, mo);
           CHECK(dmg.levels() == mg.levels());
-          // Which levels are spread: as documented, from the smallest block.
-          int spread = 0;
-          for (std::int64_t m = n - 2; m >= 2 && m >= d.dims()[0] && m >= d.dims()[1] &&
-                                       (m / d.dims()[0]) * (m / d.dims()[1]) >= gather_below;
-               m /= 2)
-            ++spread;
-          CHECK(dmg.distributed_levels() == spread);
+          // Which levels are spread, and over which grids: as documented.
+          const auto grids = expected_grids(n, d.dims(), gather_below);
+          REQUIRE(dmg.distributed_levels() == int(grids.size()));
+          for (int l = 0; l < dmg.levels(); ++l) {
+            CAPTURE(l);
+            const auto want = l < int(grids.size()) ? grids[std::size_t(l)] : std::array<int, 2>{1, 1};
+            CHECK(dmg.process_grid(l) == want);
+            fewer_ranks = fewer_ranks || (l < int(grids.size()) && want != d.dims());
+          }
           smo::distributed_grid<Mem> u("u", d), f("f", d);
           smo::scatter(space, make_global<Mem>(n, u0), u);
           smo::scatter(space, make_global<Mem>(n, f0), f);
@@ -200,6 +223,9 @@ TEST_CASE_TEMPLATE("distributed multigrid V-cycles equal the single-process V-cy
       }
     }
   }
+  // From 3 ranks on, some grid shrinks without reaching one rank (e.g.
+  // 1 x 3 -> 1 x 2 at gather_below = 8, n = 66).
+  if (world_size() >= 3) CHECK(fewer_ranks);
 }
 
 TEST_CASE_TEMPLATE("distributed multigrid solve converges as on one process", Space, SWEEP_TEST_SPACES) {

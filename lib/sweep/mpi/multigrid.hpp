@@ -6,26 +6,31 @@
 //   auto status = mg.solve(space, u, f, sweep::ocean::solve_options{});
 //
 // Levels are those of the single-process hierarchy (2^k interior points,
-// halved down to 2). A level is distributed over the same process grid as
-// the finest one while every rank keeps at least options.gather_below
-// owned points there; the first level that would not, and every coarser
-// one, run on rank 0: the residual of the last distributed level is
-// gathered there, rank 0 restricts it and runs the single-process V-cycle
-// from that level down, and the prolonged correction is scattered back.
+// halved down to 2). The finest level is split over the decomposition's
+// process grid; each coarser level over the grid of the level above it
+// while every rank keeps at least options.gather_below owned points, else
+// over that grid halved along each side longer than one (rounded up: the
+// ranks whose coordinates are multiples of the stride, split off into
+// their own communicator) until it does, so coarse levels gather onto
+// fewer ranks. The first level that only one rank would hold, and every
+// coarser one, run on rank 0: the residual of the last distributed level
+// is gathered there, rank 0 restricts it and runs the single-process
+// V-cycle from that level down, and the prolonged correction is scattered
+// back (plan_grids and process_grid say which level runs where).
 //
 // Between two distributed levels the grid transfers read points beyond a
-// rank's block: restriction reads the fine residual in a window of up to
-// five fine points around each coarse point, prolongation the two coarse
-// points around each fine one. A window_fetch copies each rank's window
-// from the ranks that own its points (its own directly, the rest by one
-// MPI_Alltoallv of the overlapping rectangles, planned once per level);
-// points that no rank owns are the
+// rank's block (and, where the grid shrinks, from several ranks):
+// restriction reads the fine residual in a window of up to five fine
+// points around each coarse point, prolongation the two coarse points
+// around each fine one. A window_fetch copies each rank's window from the
+// ranks that own its points (its own directly, the rest by one
+// MPI_Alltoallv of the overlapping rectangles over the finer level's
+// ranks, planned once per level); points that no rank owns are the
 // boundary ring, zero on the coarse levels and in the residual, as on one
 // process. Smoothing is sweep::mpi::ocean::red_black_sweep's (without its
-// per-call argument agreement); the transfers
-// run sweep::ocean's kernels on the fetched windows, so every value equals
-// the single-process cycle's; the returned norms agree to rounding (sums
-// over ranks).
+// per-call argument agreement); the transfers run sweep::ocean's kernels on
+// the fetched windows, so every value equals the single-process cycle's;
+// the returned norms agree to rounding (sums over ranks).
 //
 // Errors (every rank throws the same std::invalid_argument): negative sweep
 // counts or pre + post == 0, gather_below < 1, options or problem different
@@ -39,6 +44,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -51,9 +57,11 @@ struct multigrid_options {
   int post_sweeps = 2;
   int coarsest_sweeps = 32;  ///< red-black sweeps on the 2 x 2 interior
   exchange_schedule schedule = exchange_schedule::fused;
-  /// A level whose smallest block would own fewer points than this runs,
-  /// with every coarser level, on rank 0. 4096 points (64 x 64) keep a
-  /// sweep's work well above the cost of its two ghost exchanges.
+  /// A level whose smallest block would own fewer points than this runs on
+  /// fewer ranks (a process grid halved along each side until its blocks
+  /// hold this many; on rank 0 when only one rank would be left). 4096
+  /// points (64 x 64) keep a sweep's work well above the cost of its two
+  /// ghost exchanges.
   index_t gather_below = 4096;
 };
 
@@ -86,9 +94,17 @@ class window_fetch {
   /// With own_window = false no window array is kept: every fetch names
   /// the array it fills.
   window_fetch(const decomposition& d, const std::vector<block>& windows, bool own_window = true)
-      : m_decomp(d), m_window(windows[std::size_t(d.rank())]) {
+      : window_fetch(d.comm(), d.how(), owners(d), windows, own_window) {}
+
+  /// The same between two layouts of one grid over comm's ranks: owned[q]
+  /// the points rank q holds (empty: none), windows[q] the points it
+  /// reads (empty: none).
+  window_fetch(MPI_Comm comm, transport how, const std::vector<block>& owned, const std::vector<block>& windows,
+               bool own_window = true)
+      : m_comm(comm), m_how(how), m_rank(sweep::mpi::detail::comm_rank(comm)),
+        m_window(windows[std::size_t(m_rank)]) {
     static constexpr const char* where = "sweep::mpi::ocean::window_fetch";
-    const std::size_t p = std::size_t(d.size());
+    const std::size_t p = owned.size();
     m_send.resize(p);
     m_recv.resize(p);
     m_send_counts.assign(p, 0);
@@ -96,11 +112,11 @@ class window_fetch {
     m_send_displs.assign(p, 0);
     m_recv_displs.assign(p, 0);
     index_t sent = 0, received = 0;
-    const std::size_t me = std::size_t(d.rank());
-    m_self = intersect(m_window, d.owned());  // copied directly, not sent
+    const std::size_t me = std::size_t(m_rank);
+    m_self = intersect(m_window, owned[me]);  // copied directly, not sent
     for (std::size_t q = 0; q < p; ++q) {
-      m_send[q] = q == me ? block{} : intersect(windows[q], d.owned());
-      m_recv[q] = q == me ? block{} : intersect(m_window, d.owned_by(int(q)));
+      m_send[q] = q == me ? block{} : intersect(windows[q], owned[me]);
+      m_recv[q] = q == me ? block{} : intersect(m_window, owned[q]);
       m_send_displs[q] = sweep::mpi::detail::as_count(sent, where);
       m_recv_displs[q] = sweep::mpi::detail::as_count(received, where);
       m_send_counts[q] = sweep::mpi::detail::as_count(points(m_send[q]), where);
@@ -115,6 +131,17 @@ class window_fetch {
     if (own_window)
       m_data = view_type(std::string("sweep::mpi::ocean::mg_window"), points(m_window));  // unowned points stay 0
   }
+
+  /// Every rank's block of d, by rank.
+  static std::vector<block> owners(const decomposition& d) {
+    std::vector<block> b;
+    for (int q = 0; q < d.size(); ++q) b.push_back(d.owned_by(q));
+    return b;
+  }
+
+  /// True when the window holds every point this rank owns (a kernel can
+  /// then write them straight into it and share them).
+  bool covers(const block& mine) const { return points(intersect(m_window, mine)) == points(mine); }
 
   /// This rank's window and its points, row-major.
   block window() const { return m_window; }
@@ -152,7 +179,7 @@ class window_fetch {
             bool copy_self) {
     const view_type send = m_send_buf, recv = m_recv_buf;
     const local_index wi = indexer();
-    const std::size_t me = std::size_t(m_decomp.rank());
+    const std::size_t me = std::size_t(m_rank);
     if (points(m_self) > 0 && copy_self)
       Kokkos::parallel_for(
           "sweep::mpi::ocean::mg_copy", over(space, m_self),
@@ -165,8 +192,8 @@ class window_fetch {
           "sweep::mpi::ocean::mg_pack", over(space, m_send[q]),
           KOKKOS_LAMBDA(const index_t i, const index_t j) { send(at + (i - r0) * w + (j - c0)) = src(gi(i, j)); });
     }
-    sweep::mpi::detail::alltoallv(m_decomp.comm(), space, send, m_send_counts, m_send_displs, recv, m_recv_counts,
-                                  m_recv_displs, m_decomp.how());
+    sweep::mpi::detail::alltoallv(m_comm, space, send, m_send_counts, m_send_displs, recv, m_recv_counts,
+                                  m_recv_displs, m_how);
     for (std::size_t q = 0; q < m_recv.size(); ++q) {
       if (q == me || m_recv_counts[q] == 0) continue;
       const index_t r0 = m_recv[q].row_begin, c0 = m_recv[q].col_begin, w = m_recv[q].cols(), at = m_recv_displs[q];
@@ -177,7 +204,9 @@ class window_fetch {
   }
 
  private:
-  decomposition m_decomp;
+  MPI_Comm m_comm = MPI_COMM_NULL;
+  transport m_how = transport::automatic;
+  int m_rank = 0;
   block m_window, m_self;
   std::vector<block> m_send, m_recv;
   std::vector<int> m_send_counts, m_send_displs, m_recv_counts, m_recv_displs;
@@ -237,62 +266,90 @@ class multigrid {
                           {"coarsest_sweeps", options.coarsest_sweeps},
                           {"schedule", static_cast<long long>(options.schedule)},
                           {"gather_below", options.gather_below}});
-    const auto dims = d.dims();
-    // The levels' interiors, and how many of them stay distributed.
+    // The levels' interiors, and each distributed level's process grid.
     for (index_t m = d.n() - 2; m >= 2; m /= 2) m_interiors.push_back(m);
-    const auto spread = [&](index_t m) {
-      return m >= dims[0] && m >= dims[1] && (m / dims[0]) * (m / dims[1]) >= options.gather_below;
-    };
-    m_distributed = 0;
-    while (m_distributed < levels() && spread(m_interiors[std::size_t(m_distributed)])) ++m_distributed;
+    const auto plan = plan_grids(d.dims(), m_interiors, options.gather_below);
+    m_distributed = int(plan.size());
+    const std::array<int, 2> me = d.coords();
     for (int l = 0; l < m_distributed; ++l) {
       const index_t nl = m_interiors[std::size_t(l)] + 2;
       const std::string s = std::to_string(l);
       level lv;
-      lv.decomp = l == 0 ? d : decomposition(comm, nl, dims, d.how());
-      if (l > 0) {
+      lv.grid = plan[std::size_t(l)].grid;
+      lv.stride = plan[std::size_t(l)].stride;
+      lv.active = me[0] % lv.stride[0] == 0 && me[1] % lv.stride[1] == 0;
+      if (l == 0) {
+        lv.decomp = d;
+      } else {
+        const level& prev = m_levels.back();
+        if (prev.active && lv.grid == prev.grid) {
+          lv.decomp = decomposition(prev.decomp.comm(), nl, lv.grid, d.how());
+        } else if (prev.active) {
+          // Fewer ranks from here: the ranks of the smaller grid split off
+          // (in rank order, so their Cartesian coordinates are the finer
+          // grid's divided by the stride).
+          MPI_Comm sub = MPI_COMM_NULL;
+          detail::check_mpi(MPI_Comm_split(prev.decomp.comm(), lv.active ? 0 : MPI_UNDEFINED, prev.decomp.rank(), &sub),
+                            "MPI_Comm_split");
+          if (lv.active) {
+            lv.decomp = decomposition(sub, nl, lv.grid, d.how());
+            MPI_Comm_free(&sub);
+          }
+        } else {
+          lv.active = false;
+        }
+      }
+      if (l > 0 && lv.active) {
         lv.u = grid_type("sweep::mpi::ocean::mg_u" + s, lv.decomp);
         lv.f = grid_type("sweep::mpi::ocean::mg_f" + s, lv.decomp);
       }
-      // The residual of a level restricted on the ranks lives in the
-      // restriction window; a grid holds it on the finest level (the norm)
-      // and on the last distributed one (gathered to rank 0).
-      if (l == 0)
-        lv.r = m_r;
-      else if (l + 1 == m_distributed)
-        lv.r = grid_type("sweep::mpi::ocean::mg_r" + s, lv.decomp);
+      if (l == 0) lv.r = m_r;
       if (l + 1 < levels()) {
         const index_t mf = m_interiors[std::size_t(l)];
         lv.to_coarser = sweep::ocean::detail::transfer_tables<memory_space>(mf, mf / 2);
       }
       m_levels.push_back(std::move(lv));
     }
-    // Transfer plans between distributed levels.
+    // Transfer plans between distributed levels, over the finer level's
+    // ranks (the coarser level's are among them).
     for (int l = 0; l + 1 < m_distributed; ++l) {
       level& fine = m_levels[std::size_t(l)];
       const level& coarse = m_levels[std::size_t(l) + 1];
+      if (!fine.active) break;
       auto first = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fine.to_coarser.first);
       auto base = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fine.to_coarser.base);
-      const index_t nf = fine.decomp.n(), nc = coarse.decomp.n();
+      const index_t nf = m_interiors[std::size_t(l)] + 2, nc = m_interiors[std::size_t(l) + 1] + 2;
       const index_t w = sweep::ocean::detail::transfer_tables<memory_space>::width;
-      std::vector<block> restrict_windows, prolong_windows;
-      for (int q = 0; q < d.size(); ++q) {
-        const block cb = coarse.decomp.owned_by(q), fb = fine.decomp.owned_by(q);
-        restrict_windows.push_back({first(cb.row_begin), std::min(first(cb.row_end - 1) + w, nf),
-                                    first(cb.col_begin), std::min(first(cb.col_end - 1) + w, nf)});
+      std::vector<block> fine_blocks, coarse_blocks, restrict_windows, prolong_windows;
+      for (int q = 0; q < fine.decomp.size(); ++q) {
+        // Rank q of the finer grid (row-major Cartesian order), and its
+        // block of the coarser level if it has one.
+        const std::array<int, 2> fc{q / fine.grid[1], q % fine.grid[1]};
+        const std::array<int, 2> full{fc[0] * fine.stride[0], fc[1] * fine.stride[1]};
+        const bool in_coarse = full[0] % coarse.stride[0] == 0 && full[1] % coarse.stride[1] == 0;
+        const block fb = decomposition::block_of(nf, fine.grid, fc);
+        const block cb = in_coarse ? decomposition::block_of(nc, coarse.grid, {full[0] / coarse.stride[0],
+                                                                                full[1] / coarse.stride[1]})
+                                   : block{};
+        fine_blocks.push_back(fb);
+        coarse_blocks.push_back(cb);
+        restrict_windows.push_back(detail::points(cb) == 0
+                                       ? block{}
+                                       : block{first(cb.row_begin), std::min(first(cb.row_end - 1) + w, nf),
+                                               first(cb.col_begin), std::min(first(cb.col_end - 1) + w, nf)});
         prolong_windows.push_back({base(fb.row_begin), std::min(base(fb.row_end - 1) + 2, nc), base(fb.col_begin),
                                    std::min(base(fb.col_end - 1) + 2, nc)});
       }
-      fine.restrict_from = detail::window_fetch<memory_space>(fine.decomp, restrict_windows);
-      // The window covers the rank's block (full weighting reads around
-      // every fine point the coarse block owns): the residual is written
-      // straight into it.
-      detail::checked(comm, where, [&] {
-        const block fb = fine.decomp.owned();
-        sweep::detail::require(detail::points(detail::intersect(fine.restrict_from.window(), fb)) == detail::points(fb),
-                               where, "internal: a restriction window does not cover its rank's block");
-      });
-      fine.prolong_from = detail::window_fetch<memory_space>(coarse.decomp, prolong_windows);
+      const MPI_Comm comm_l = fine.decomp.comm();
+      fine.restrict_from = detail::window_fetch<memory_space>(comm_l, d.how(), fine_blocks, restrict_windows);
+      fine.prolong_from = detail::window_fetch<memory_space>(comm_l, d.how(), coarse_blocks, prolong_windows);
+      // Where the restriction window holds the rank's whole block (full
+      // weighting reads around every fine point of the coarse block, so
+      // on every rank while the grid stays), the residual is written
+      // straight into it; elsewhere into a grid, and fetched from there.
+      fine.direct_restrict = fine.restrict_from.covers(fine.decomp.owned());
+      if (!fine.direct_restrict && l > 0)
+        fine.r = grid_type("sweep::mpi::ocean::mg_r" + std::to_string(l), fine.decomp);
     }
     // The levels on rank 0.
     if (m_distributed < levels()) {
@@ -313,8 +370,11 @@ class multigrid {
         // Rank 0 restricts the gathered residual of the last distributed
         // level and prolongs the correction into a grid of that level.
         const index_t nf = m_interiors[std::size_t(b) - 1] + 2;
-        const level& last = m_levels.back();
-        m_bottom->correction = grid_type("sweep::mpi::ocean::mg_correction", last.decomp);
+        level& last = m_levels.back();
+        if (last.active) {
+          m_bottom->correction = grid_type("sweep::mpi::ocean::mg_correction", last.decomp);
+          if (b > 1) last.r = grid_type("sweep::mpi::ocean::mg_r" + std::to_string(b - 1), last.decomp);
+        }
         if (root) {
           m_bottom->r = sweep::ocean::grid<memory_space>("sweep::mpi::ocean::mg_bottom_r", nf);
           m_bottom->e = sweep::ocean::grid<memory_space>("sweep::mpi::ocean::mg_bottom_e", nf);
@@ -327,6 +387,45 @@ class multigrid {
   int levels() const { return int(m_interiors.size()); }
   /// The finest levels, split over the ranks; the rest run on rank 0.
   int distributed_levels() const { return m_distributed; }
+  /// The process grid level l is split over ({1, 1} for the levels on
+  /// rank 0): the decomposition's while every rank keeps
+  /// options.gather_below points, then smaller (see plan_grids).
+  std::array<int, 2> process_grid(int l) const {
+    return l < m_distributed ? m_levels[std::size_t(l)].grid : std::array<int, 2>{1, 1};
+  }
+
+  /// A distributed level's process grid and how many ranks of the finest
+  /// grid one of its ranks stands for along each side.
+  struct grid_plan {
+    std::array<int, 2> grid, stride;
+  };
+
+  /// The distributed levels' process grids, for the levels' interiors
+  /// (finest first) on a `dims` process grid: none when the finest level
+  /// gives some rank fewer than gather_below points (every level then runs
+  /// on rank 0); else the finest level on `dims`, and each coarser level on
+  /// the grid of the level above it, halved (every side longer than 1,
+  /// rounded up) until its smallest block holds gather_below points. The
+  /// first level that only a 1 x 1 grid would hold, and the coarser ones,
+  /// run on rank 0 (on one rank from the start: while they keep
+  /// gather_below points, on that rank as distributed levels).
+  static std::vector<grid_plan> plan_grids(std::array<int, 2> dims, const std::vector<index_t>& interiors,
+                                           index_t gather_below) {
+    const auto fits = [&](index_t m, std::array<int, 2> g) {
+      return m >= g[0] && m >= g[1] && (m / g[0]) * (m / g[1]) >= gather_below;
+    };
+    std::vector<grid_plan> plan;
+    grid_plan at{dims, {1, 1}};
+    for (const index_t m : interiors) {
+      while (!fits(m, at.grid) && (at.grid[0] > 1 || at.grid[1] > 1))
+        for (int a = 0; a < 2; ++a)
+          if (at.grid[a] > 1) at.grid[a] = (at.grid[a] + 1) / 2, at.stride[a] *= 2;
+      const bool shrunk_to_one = at.grid == std::array<int, 2>{1, 1} && dims != at.grid;
+      if (!fits(m, at.grid) || shrunk_to_one || (plan.empty() && at.grid != dims)) break;
+      plan.push_back(at);
+    }
+    return plan;
+  }
   const decomposition& decomp() const { return m_decomp; }
   const multigrid_options& options() const { return m_options; }
 
@@ -359,7 +458,10 @@ class multigrid {
 
  private:
   struct level {
-    decomposition decomp;
+    std::array<int, 2> grid{1, 1}, stride{1, 1};
+    bool active = true;           // this rank holds a block of the level
+    bool direct_restrict = true;  // the residual is written into restrict_from's window
+    decomposition decomp;         // when active
     grid_type u, f, r;  // u and f: the caller's on level 0
     sweep::ocean::detail::transfer_tables<memory_space> to_coarser;
     detail::window_fetch<memory_space> restrict_from;  // this level's residual around the coarse blocks
@@ -415,6 +517,7 @@ class multigrid {
     cycle_at(space, 0, u, f);
   }
 
+  /// One V-cycle from level l down (on the ranks holding level l).
   void cycle_at(const ExecSpace& space, std::size_t l, const grid_type& u, const grid_type& f) {
     if (int(l) + 1 == levels()) {
       smooth(space, u, f, m_options.coarsest_sweeps);
@@ -425,19 +528,28 @@ class multigrid {
     const auto& tab = lv.to_coarser;
     if (int(l) + 1 < m_distributed) {
       level& c = m_levels[l + 1];
-      // The restriction window holds the rank's block (checked when
-      // planned): the residual goes straight into it, and the neighbours'
-      // parts are sent from there.
-      residual_only(space, u, f, lv.restrict_from.data(), lv.restrict_from.indexer());
-      lv.restrict_from.share(space);
-      const block cb = c.decomp.owned();
-      Kokkos::parallel_for(
-          "sweep::mpi::ocean::restrict", detail::over(space, cb),
-          sweep::ocean::detail::restrict_kernel<ExecSpace, local_index>{
-              lv.restrict_from.data(), c.f.data(), lv.restrict_from.indexer(), c.f.indexer(), tab});
-      Kokkos::deep_copy(space, c.u.data(), 0.0);
-      cycle_at(space, l + 1, c.u, c.f);
-      lv.prolong_from.fetch(space, c.u);
+      if (lv.direct_restrict) {
+        // The neighbours' parts of the residual are sent from the window.
+        residual_only(space, u, f, lv.restrict_from.data(), lv.restrict_from.indexer());
+        lv.restrict_from.share(space);
+      } else {
+        residual_only(space, u, f, lv.r.data(), lv.r.indexer());
+        lv.restrict_from.fetch(space, lv.r);
+      }
+      using view_type = typename grid_type::view_type;
+      if (c.active) {
+        const block cb = c.decomp.owned();
+        Kokkos::parallel_for(
+            "sweep::mpi::ocean::restrict", detail::over(space, cb),
+            sweep::ocean::detail::restrict_kernel<ExecSpace, local_index>{
+                lv.restrict_from.data(), c.f.data(), lv.restrict_from.indexer(), c.f.indexer(), tab});
+        Kokkos::deep_copy(space, c.u.data(), 0.0);
+        cycle_at(space, l + 1, c.u, c.f);
+        lv.prolong_from.move(space, c.u.data(), c.u.indexer(), lv.prolong_from.data(), true);
+      } else {
+        // Not on the coarser grid: only receive its correction.
+        lv.prolong_from.move(space, view_type(), local_index{}, lv.prolong_from.data(), true);
+      }
       Kokkos::parallel_for(
           "sweep::mpi::ocean::prolong", detail::over(space, lv.decomp.owned()),
           sweep::ocean::detail::prolong_add_kernel<ExecSpace, local_index>{
