@@ -21,6 +21,7 @@ endif()
 file(GLOB _sweep_public_headers CONFIGURE_DEPENDS
      "${PROJECT_SOURCE_DIR}/lib/sweep/*.hpp"
      "${PROJECT_SOURCE_DIR}/lib/sweep/mpi/*.hpp"
+     "${PROJECT_SOURCE_DIR}/lib/sweep/mpi/nbody/*.hpp"
      "${PROJECT_SOURCE_DIR}/lib/sweep/nbody/*.hpp"
      "${PROJECT_SOURCE_DIR}/lib/sweep/ocean/*.hpp"
      "${PROJECT_SOURCE_DIR}/lib/sweep/raytrace/*.hpp")

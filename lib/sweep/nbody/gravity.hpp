@@ -84,9 +84,17 @@ struct tree_walk {
   /// in its leaf).
   KOKKOS_INLINE_FUNCTION accumulator operator()(double px, double py, double pz, index_t self) const {
     accumulator acc;
+    walk(acc, px, py, pz, self, 0);
+    return acc;
+  }
+
+  /// Adds the field of the (sub)tree under node `root` at (px, py, pz);
+  /// point `self` is skipped (-1: none).
+  KOKKOS_INLINE_FUNCTION void walk(accumulator& acc, double px, double py, double pz, index_t self,
+                                   std::int32_t root) const {
     std::int32_t stack[walk_stack];
     int top = 0;
-    stack[top++] = 0;
+    stack[top++] = root;
     while (top > 0) {
       const std::int32_t id = stack[--top];
       const tree_node& nd = nodes(id);
@@ -104,7 +112,6 @@ struct tree_walk {
         for (int c = nd.nchild - 1; c >= 0; --c) stack[top++] = nd.child + c;
       }
     }
-    return acc;
   }
 };
 
@@ -118,13 +125,28 @@ KOKKOS_INLINE_FUNCTION void store(const body_arrays<Mem>& b, index_t i, const ac
 
 }  // namespace detail
 
+/// Trees walked for every body besides its own tree: the essential trees
+/// other domains sent (sweep::mpi::nbody), in one node, quadrupole and
+/// point array with each tree's root listed. Nodes are walked as the
+/// octree's (a node whose rcrit2 is negative is accepted by every body).
+template <class Mem>
+struct forest {
+  Kokkos::View<const tree_node*, Mem> nodes;
+  Kokkos::View<const quadrupole*, Mem> quads;
+  Kokkos::View<const point*, Mem> points;
+  Kokkos::View<const std::int32_t*, Mem> roots;
+  index_t trees() const { return index_t(roots.extent(0)); }
+};
+
 /// Tree forces for every body, partition by partition: team p walks the
-/// tree for bodies [offsets[p], offsets[p + 1]). Body i is the tree's point
-/// slots[i] (an empty `slots` View: the bodies are still in the tree's
-/// Morton order, slot i). The tree must be summarized.
+/// tree (and the trees of `others`) for bodies [offsets[p], offsets[p +
+/// 1]). Body i is the tree's point slots[i] (an empty `slots` View: the
+/// bodies are still in the tree's Morton order, slot i). The tree must be
+/// summarized.
 template <class ExecSpace, class Mem>
-void tree_accelerations(const ExecSpace& space, const octree<ExecSpace>& tree, const body_arrays<Mem>& b,
-                        const gravity_parameters& g, std::type_identity_t<Kokkos::View<const index_t*, Mem>> offsets,
+void tree_accelerations(const ExecSpace& space, const octree<ExecSpace>& tree, const forest<Mem>& others,
+                        const body_arrays<Mem>& b, const gravity_parameters& g,
+                        std::type_identity_t<Kokkos::View<const index_t*, Mem>> offsets,
                         std::type_identity_t<Kokkos::View<const std::int32_t*, Mem>> slots = {}) {
   sweep::detail::scoped_region region("sweep::nbody::tree_accelerations");
   detail::check_gravity(g, "sweep::nbody::tree_accelerations");
@@ -136,6 +158,9 @@ void tree_accelerations(const ExecSpace& space, const octree<ExecSpace>& tree, c
                          "sweep::nbody::tree_accelerations", "slots has ", slots.extent(0), " entries for ",
                          b.size(), " bodies");
   const detail::tree_walk<Mem> walk{tree.nodes(), tree.quadrupoles(), tree.points(), g.eps * g.eps, g.quadrupole};
+  const detail::tree_walk<Mem> remote{others.nodes, others.quads, others.points, g.eps * g.eps, g.quadrupole};
+  const auto roots = others.roots;
+  const int trees = int(others.trees());
   const bool indirect = slots.extent(0) > 0;
   const double G = g.G;
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
@@ -145,9 +170,20 @@ void tree_accelerations(const ExecSpace& space, const octree<ExecSpace>& tree, c
       KOKKOS_LAMBDA(const typename Policy::member_type& team) {
         const index_t p = team.league_rank();
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, offsets(p), offsets(p + 1)), [&](const index_t i) {
-          detail::store(b, i, walk(b.x(i), b.y(i), b.z(i), indirect ? index_t(slots(i)) : i), G);
+          const double px = b.x(i), py = b.y(i), pz = b.z(i);
+          detail::accumulator acc = walk(px, py, pz, indirect ? index_t(slots(i)) : i);
+          for (int t = 0; t < trees; ++t) remote.walk(acc, px, py, pz, -1, roots(t));
+          detail::store(b, i, acc, G);
         });
       });
+}
+
+/// The same without other trees.
+template <class ExecSpace, class Mem>
+void tree_accelerations(const ExecSpace& space, const octree<ExecSpace>& tree, const body_arrays<Mem>& b,
+                        const gravity_parameters& g, std::type_identity_t<Kokkos::View<const index_t*, Mem>> offsets,
+                        std::type_identity_t<Kokkos::View<const std::int32_t*, Mem>> slots = {}) {
+  tree_accelerations(space, tree, forest<Mem>{}, b, g, offsets, slots);
 }
 
 /// Direct summation over all pairs (O(N^2)), the reference the tree is
