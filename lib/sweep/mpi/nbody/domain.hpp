@@ -37,7 +37,8 @@
 // level of bisection (ceil(log2 P) levels) one more pass for the groups'
 // boxes and 8 passes and reductions of 256 counts per group. migrate: one
 // radix sort of the owners, one MPI_Alltoall of counts and one
-// MPI_Alltoallv of 64-byte records (mass, position, velocity, id).
+// MPI_Alltoallv of 64-byte records (mass, position, velocity, id), skipped
+// (one more MPI_Allreduce) when no body changes rank.
 //
 // Errors: scheme::random has no distributed form (std::invalid_argument
 // on every rank, raised by the callers that check their options).
@@ -388,7 +389,8 @@ Kokkos::View<std::uint32_t*, Mem> owners(MPI_Comm comm, const ExecSpace& space, 
 /// and one MPI_Alltoallv of 64-byte records): afterwards `b` holds this
 /// rank's bodies, those from lower ranks first, each source's in the
 /// order it held them; accelerations, potentials and costs are zero.
-/// `owner` is sorted in place (it is the sort's key).
+/// `owner` is sorted in place (it is the sort's key). When no body
+/// changes rank anywhere, nothing moves and `b` is left as it was.
 template <class ExecSpace, class Mem>
 migration_report migrate(MPI_Comm comm, const ExecSpace& space, nb::body_arrays<Mem>& b,
                          std::type_identity_t<Kokkos::View<std::uint32_t*, Mem>> owner,
@@ -415,13 +417,6 @@ migration_report migrate(MPI_Comm comm, const ExecSpace& space, nb::body_arrays<
         }
         starts(q) = a;
       });
-  Kokkos::View<detail::migrant*, Mem> out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "sweep::mpi::nbody::migrate_out"),
-                                          n);
-  Kokkos::parallel_for(
-      "sweep::mpi::nbody::migrate_pack", detail::range<ExecSpace>(space, 0, n), KOKKOS_LAMBDA(const index_t k) {
-        const index_t i = perm(k);
-        out(k) = detail::migrant{b.m(i), b.x(i), b.y(i), b.z(i), b.vx(i), b.vy(i), b.vz(i), b.id(i)};
-      });
   auto hs = Kokkos::create_mirror_view(Kokkos::HostSpace(), starts);
   Kokkos::deep_copy(space, hs, starts);
   space.fence();
@@ -438,8 +433,21 @@ migration_report migrate(MPI_Comm comm, const ExecSpace& space, nb::body_arrays<
     received += recv_counts[q];
     if (q != rank) rep.sent += send_counts[q], rep.received += recv_counts[q];
   }
+  // Nothing leaves or arrives (one rank; a settled step): the bodies stay
+  // as they are (a rank's decision, the exchange is skipped on every rank
+  // only when all agree, as MPI_Alltoallv is collective).
+  long long moving = rep.sent, any = 0;
+  detail::check_mpi(MPI_Allreduce(&moving, &any, 1, MPI_LONG_LONG, MPI_SUM, comm), "MPI_Allreduce");
+  if (any == 0) return rep;
   rep.bytes_sent = std::uint64_t(rep.sent) * sizeof(detail::migrant);
   rep.bytes_received = std::uint64_t(rep.received) * sizeof(detail::migrant);
+  Kokkos::View<detail::migrant*, Mem> out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "sweep::mpi::nbody::migrate_out"),
+                                          n);
+  Kokkos::parallel_for(
+      "sweep::mpi::nbody::migrate_pack", detail::range<ExecSpace>(space, 0, n), KOKKOS_LAMBDA(const index_t k) {
+        const index_t i = perm(k);
+        out(k) = detail::migrant{b.m(i), b.x(i), b.y(i), b.z(i), b.vx(i), b.vy(i), b.vz(i), b.id(i)};
+      });
   Kokkos::View<detail::migrant*, Mem> in(Kokkos::view_alloc(Kokkos::WithoutInitializing, "sweep::mpi::nbody::migrate_in"),
                                          received);
   detail::alltoallv(comm, space, out, send_counts, send_displs, in, recv_counts, recv_displs, how);

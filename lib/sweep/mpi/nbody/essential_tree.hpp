@@ -139,7 +139,8 @@ class essential_trees {
       lv.kind = Kokkos::View<std::int32_t*, Mem>("sweep::mpi::nbody::let_kind", width);
       lv.child_at = Kokkos::View<index_t*, Mem>("sweep::mpi::nbody::let_child_at", width);
       lv.body_at = Kokkos::View<index_t*, Mem>("sweep::mpi::nbody::let_body_at", width);
-      const auto rank = lv.rank, node = lv.node, kind = lv.kind, child_at = lv.child_at, body_at = lv.body_at;
+      const auto rank = lv.rank, node = lv.node, kind = lv.kind;
+      const auto child_at = lv.child_at, body_at = lv.body_at;
       Kokkos::parallel_for(
           "sweep::mpi::nbody::let_test", sweep::mpi::detail::range<ExecSpace>(space, 0, width),
           KOKKOS_LAMBDA(const index_t k) {
@@ -238,7 +239,8 @@ class essential_trees {
       }
       Kokkos::View<index_t*, Mem> bases("sweep::mpi::nbody::let_bases", 7 * P);
       Kokkos::deep_copy(space, bases, hb);
-      const auto rank = lv.rank, node = lv.node, kind = lv.kind, child_at = lv.child_at, body_at = lv.body_at;
+      const auto rank = lv.rank, node = lv.node, kind = lv.kind;
+      const auto child_at = lv.child_at, body_at = lv.body_at;
       const auto quads = tree->quadrupoles();
       const auto points = tree->points();
       const index_t np = index_t(P);
