@@ -43,7 +43,12 @@ for ranks in ${SWEEP_MPI_RANKS:-1 2 4}; do
   threads=1
   [ "$ranks" -gt 1 ] || threads=${SWEEP_MPI_THREADS:-$(nproc)}
   echo "$bench: $ranks rank(s), $threads thread(s) each" >&2
-  OMP_NUM_THREADS=$threads mpiexec -n "$ranks" "$bin" "$@" | grep '^{' >> "$rows"
+  # Open MPI binds one or two ranks to one core each: a 1-rank run's
+  # threads would then all share core 0. Several threads per rank run
+  # unbound.
+  bind=()
+  [ "$threads" -eq 1 ] || bind=(--bind-to none)
+  OMP_NUM_THREADS=$threads mpiexec "${bind[@]}" -n "$ranks" "$bin" "$@" | grep '^{' >> "$rows"
 done
 python=/usr/bin/python3
 [ -x "$python" ] || python=python3
