@@ -67,6 +67,12 @@
 #include <sweep/host/sort_backend.hpp>
 #endif
 
+// gravity_backend<ExecSpace>: the Barnes-Hut force walk (nbody/gravity_backend.hpp).
+#if defined(SWEEP_DISPATCH_GRAVITY) && !defined(SWEEP_SECTION_GRAVITY)
+#define SWEEP_SECTION_GRAVITY
+#include <sweep/host/gravity_backend.hpp>
+#endif
+
 // packet_backend<ExecSpace>: ray-packet lanes (raytrace/packet_backend.hpp).
 #if defined(SWEEP_DISPATCH_PACKET) && !defined(SWEEP_SECTION_PACKET)
 #define SWEEP_SECTION_PACKET

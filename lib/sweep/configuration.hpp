@@ -65,6 +65,13 @@ void print_scatter_buffer(std::ostream& os) {
 }
 
 /// A tuning function of the size, shown at two sizes.
+/// The host walk's group size where the space's tuning has one.
+template <class Gravity>
+void print_group_size(std::ostream& os) {
+  if constexpr (requires { Gravity::group_size; })
+    print_tuning_field(os, "gravity", "group_size", Gravity::group_size);
+}
+
 template <class F>
 void print_tuning_function(std::ostream& os, const char* group, const char* name, F&& at) {
   os << "tuning." << group << '.' << name << ": " << at(index_t(1) << 20) << " at n = 2^20, "
@@ -125,6 +132,7 @@ inline void print_configuration(std::ostream& os) {
   detail::print_tuning_field(os, "raytrace", "packet_size", tune::raytrace::packet_size);
   detail::print_tuning_field(os, "raytrace", "stack_size", tune::raytrace::stack_size);
   detail::print_tuning_field(os, "gravity", "team_size", tune::gravity::team_size);
+  detail::print_group_size<typename tune::gravity>(os);
 
   os << "built: mpi " << (SWEEP_HAVE_MPI ? "yes (Sweep::mpi)" : "no") << ", kokkos kernels peers "
      << (SWEEP_HAVE_KOKKOSKERNELS ? "yes" : "no") << ", cuda kernels " << (detail::cuda_kernels ? "yes" : "no")

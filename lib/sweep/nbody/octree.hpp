@@ -70,6 +70,19 @@ struct tree_node {
 
 namespace detail {
 
+/// Squared distance from (x, y, z) to the nearest point of box b (0
+/// inside): a node whose centre of mass is farther than its opening radius
+/// from every point of b is accepted by every body in b.
+KOKKOS_INLINE_FUNCTION double box_distance2(const box& b, double x, double y, double z) {
+  const double p[3] = {x, y, z};
+  double d2 = 0;
+  for (int a = 0; a < 3; ++a) {
+    const double d = p[a] < b.lo[a] ? b.lo[a] - p[a] : (p[a] > b.hi[a] ? p[a] - b.hi[a] : 0.0);
+    d2 += d * d;
+  }
+  return d2;
+}
+
 constexpr int morton_bits = 21;  // per axis; 63-bit codes
 
 KOKKOS_INLINE_FUNCTION std::uint64_t spread3(std::uint64_t v) {

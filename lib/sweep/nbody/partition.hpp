@@ -13,6 +13,7 @@
 //                (sort_by_key on (group, coordinate), a
 //                sweep::segmented_inclusive_scan of the work), until every
 //                group is one partition; P need not be a power of two.
+//                Each partition's bodies are listed in tree order.
 //   equal_count  "static": N / P consecutive bodies (in Morton order) each.
 //   random       every body to a hashed random partition.
 //
@@ -287,7 +288,23 @@ partition<Mem> orb(const ExecSpace& space, const body_arrays<Mem>& b, int parts)
     nbegin.push_back(n);
     begin = std::move(nbegin), first = std::move(nfirst), count = std::move(ncount);
   }
-  // Groups are now partitions, in order of `first`.
+  // Groups are now partitions, in order of `first`. Within each, the
+  // bodies go back to tree (Morton) order, so consecutive bodies of a
+  // partition are near each other (the host walk groups them).
+  {
+    const index_t parts_n = index_t(begin.size()) - 1;
+    Kokkos::View<index_t*, Mem> pbegin("sweep::nbody::orb_parts", parts_n + 1);
+    Kokkos::View<const index_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> h(begin.data(), begin.size());
+    Kokkos::deep_copy(pbegin, h);
+    Kokkos::parallel_for(
+        "sweep::nbody::orb_order", Range(space, 0, n), KOKKOS_LAMBDA(const index_t k) {
+          const index_t p = lower_bound(pbegin, parts_n + 1, k + 1) - 1;
+          keys(k) = (std::uint64_t(p) << 32) | std::uint64_t(slots(k));
+        });
+    int part_bits = 1;
+    while ((index_t(1) << part_bits) < parts_n) ++part_bits;
+    sort_by_key("sweep::nbody::orb_order_sort", space, keys, slots, sort_options{32 + part_bits});
+  }
   return finish<Mem>(scheme::orb, begin, slots);
 }
 

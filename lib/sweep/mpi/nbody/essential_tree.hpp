@@ -68,17 +68,6 @@ struct essential_report {
 
 namespace detail {
 
-/// Squared distance from (x, y, z) to the nearest point of box b.
-KOKKOS_INLINE_FUNCTION double distance2(const nb::box& b, double x, double y, double z) {
-  const double p[3] = {x, y, z};
-  double d2 = 0;
-  for (int a = 0; a < 3; ++a) {
-    const double d = p[a] < b.lo[a] ? b.lo[a] - p[a] : (p[a] > b.hi[a] ? p[a] - b.hi[a] : 0.0);
-    d2 += d * d;
-  }
-  return d2;
-}
-
 enum : std::int32_t { send_as_node = 0, send_bodies = 1, send_children = 2 };
 
 /// One level of the frontier: the (rank, node) pairs to send, ordered by
@@ -145,7 +134,7 @@ class essential_trees {
           "sweep::mpi::nbody::let_test", sweep::mpi::detail::range<ExecSpace>(space, 0, width),
           KOKKOS_LAMBDA(const index_t k) {
             const nb::tree_node& nd = nodes(node(k));
-            const bool far = detail::distance2(boxes(rank(k)), nd.x, nd.y, nd.z) > nd.rcrit2;
+            const bool far = nb::detail::box_distance2(boxes(rank(k)), nd.x, nd.y, nd.z) > nd.rcrit2;
             const std::int32_t kd =
                 far ? detail::send_as_node : (nd.child < 0 ? detail::send_bodies : detail::send_children);
             kind(k) = kd;

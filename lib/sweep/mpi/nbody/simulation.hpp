@@ -267,6 +267,8 @@ class simulation {
   const nb::body_arrays<memory_space>& arrays() const { return m_bodies; }
   const nb::octree<ExecSpace>& tree() const { return m_tree; }
   const essential_trees<ExecSpace>& essential() const { return m_let; }
+  /// This rank's thread-level partition of the last force evaluation.
+  const nb::partition<memory_space>& last_partition() const { return m_partition; }
   MPI_Comm comm() const { return m_comm; }
   int partitions() const { return m_parts; }
 
@@ -290,7 +292,8 @@ class simulation {
     });
     t.migrate += timed([&] { m_report.migration = migrate(m_comm, m_space, m_bodies, owner, m_how); });
     const index_t n = m_bodies.size();
-    nb::partition<memory_space> part;
+    nb::partition<memory_space>& part = m_partition;
+    part = {};
     t.build += timed([&] {
       if (n == 0) return;
       if (m_spare.size() != n) m_spare = nb::body_arrays<memory_space>(n);
@@ -331,6 +334,7 @@ class simulation {
   nb::octree<ExecSpace> m_tree;
   nb::body_arrays<memory_space> m_bodies, m_spare;
   essential_trees<ExecSpace> m_let;
+  nb::partition<memory_space> m_partition;
   int m_parts = 1;
   step_report m_report;
 };
