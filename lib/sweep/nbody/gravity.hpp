@@ -3,12 +3,14 @@
 //   a_i   = G sum_j m_j (x_j - x_i) / (|x_j - x_i|^2 + eps^2)^(3/2)
 //   phi_i = -G sum_j m_j / (|x_j - x_i|^2 + eps^2)^(1/2)        (j != i)
 //
-// The walk (one body at a time, an explicit stack) takes a node's monopole
-// and quadrupole (or the monopole alone) when the node's opening test
-// accepts it (see octree.hpp), sums a leaf's bodies directly, and opens
-// everything else. Each body records its
-// interaction count (node monopoles + body pairs) in `cost`: the profile
-// cost zones and ORB balance on. Targets are processed partition by
+// The walk takes a node's monopole and quadrupole (or the monopole alone)
+// when the opening test accepts it (see octree.hpp), sums a leaf's bodies
+// directly, and opens everything else: body by body with an explicit stack
+// (the portable path), or on host spaces group by group, a group's bodies
+// sharing the nodes accepted for its whole bounding box and summing them in
+// SIMD lanes (nbody/gravity_backend.hpp, host/gravity_backend.hpp). Each
+// body records its interaction count (nodes + bodies) in `cost`: the
+// profile cost zones and ORB balance on. Targets are processed partition by
 // partition (a Kokkos team per partition), each partition's bodies a
 // contiguous range of the body arrays (see partition.hpp).
 #pragma once

@@ -17,10 +17,11 @@
 //     goes too (a body of D that accepts it takes its moments, as on the
 //     sending rank), and each child is tested in turn;
 //   - with its bodies (positions and masses) when it is such a leaf.
-// Nodes no body of D reaches are not sent. A body's walk over its own tree
-// and the received trees then makes the decisions a walk over every
-// rank's tree makes, node for node: the error is that of the same opening
-// criterion (theta = 0 sends every leaf: the direct sum).
+// Nodes no body of D reaches are not sent. A walk (a body's, or a group's
+// on a host space) over its own tree and the received trees then makes the
+// decisions a walk over every rank's tree makes, node for node: the error
+// is that of the same opening criterion (theta = 0 sends every leaf: the
+// direct sum).
 //
 // Method, level by level from the root, on the execution space: the (rank,
 // node) pairs still to send, tested in one pass; an exclusive scan of the
