@@ -3,6 +3,12 @@
 //
 //   rb_sweep          one red-black Gauss-Seidel sweep, fused schedule
 //   rb_sweep_phased   the same sweep as two MDRange passes over 2D tiles
+//   rb_sweeps_<k>     k red-black sweeps by red_black_sweeps (temporally
+//                     blocked: one pass over the grid for up to
+//                     tuning<>::ocean::blocked_sweeps of them), k = 2, 4, 8;
+//                     `sweeps_per_copy` is k over the time in units of a
+//                     copy of the grid run just before (the target: more
+//                     than 1, k sweeps in less than k copies' time)
 //   jacobi            one weighted-Jacobi sweep into a second grid
 //   residual          r = f - A u with its norm
 //   v_cycle           one multigrid V-cycle (2 pre + 2 post sweeps)
@@ -14,7 +20,8 @@
 //                     on the 5-point Laplacian in CRS, the peer a Kokkos
 //                     user would otherwise write
 //
-// Traffic models (bytes_per_second), per n^2 grid points: sweeps, Jacobi,
+// Traffic models (bytes_per_second), per n^2 grid points: sweeps (rb_sweeps_<k>:
+// k times), Jacobi,
 // residual and the CRS sweep 24 B (read u and f, write u or out: the data a
 // stencil sweep needs, so the CRS row's matrix traffic counts as overhead);
 // copy 16 B; v_cycle 24 B x (pre + post + 2) x 4/3 (the fine-level passes,
@@ -30,9 +37,12 @@
 #include <KokkosSparse_gauss_seidel.hpp>
 #endif
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -72,6 +82,39 @@ void bench_sweep(benchmark::State& state, std::int64_t n, so::grid_layout lay, s
   double change = 0;
   run_timed(state, space, 24.0 * points(n), [&] { change = so::red_black_sweep(space, d.u, d.f, {}, o); });
   state.counters["max_change"] = change;
+}
+
+/// The median seconds of 5 runs of f (fenced).
+template <class F>
+double median_seconds(const Space& space, F&& f) {
+  std::vector<double> t;
+  for (int r = 0; r < 5; ++r) {
+    space.fence();
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    space.fence();
+    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(t.begin(), t.end());
+  return t[2];
+}
+
+void bench_sweeps(benchmark::State& state, std::int64_t n, so::grid_layout lay, int k) {
+  problem_data d(n, lay);
+  Space space;
+  double change = 0;
+  const auto sweeps = [&] { change = so::red_black_sweeps(space, d.u, d.f, {}, {}, k); };
+  run_timed(state, space, 24.0 * k * points(n), sweeps);
+  state.counters["max_change"] = change;
+  // k sweeps against k copies of the grid, timed side by side.
+  const auto in = d.f.data();
+  const auto out = d.out.data();
+  const double copy = median_seconds(space, [&] {
+    Kokkos::parallel_for(
+        "sweep::bench::copy", Kokkos::RangePolicy<Space>(space, 0, in.extent(0)),
+        KOKKOS_LAMBDA(const std::int64_t i) { out(i) = in(i); });
+  });
+  state.counters["sweeps_per_copy"] = double(k) * copy / median_seconds(space, sweeps);
 }
 
 void bench_jacobi(benchmark::State& state, std::int64_t n, so::grid_layout lay) {
@@ -202,6 +245,9 @@ void sweep_bench::register_suite() {
                    [n, lay](benchmark::State& s) { bench_sweep(s, n, lay, so::schedule::fused); });
       register_row("ocean/rb_sweep_phased" + tail,
                    [n, lay](benchmark::State& s) { bench_sweep(s, n, lay, so::schedule::phased); });
+      for (int k : {2, 4, 8})
+        register_row("ocean/rb_sweeps_" + std::to_string(k) + tail,
+                     [n, lay, k](benchmark::State& s) { bench_sweeps(s, n, lay, k); });
       register_row("ocean/jacobi" + tail, [n, lay](benchmark::State& s) { bench_jacobi(s, n, lay); });
       register_row("ocean/residual" + tail, [n, lay](benchmark::State& s) { bench_residual(s, n, lay); });
       register_row("ocean/v_cycle" + tail, [n, lay](benchmark::State& s) { bench_v_cycle(s, n, lay); });

@@ -55,6 +55,10 @@ struct tuning {
     /// Rows per strip of the fused red-black sweep: short strips give a
     /// GPU many teams while the wavefront stays two rows deep.
     static index_t strip_rows(const ExecSpace&, index_t interior) { return interior < 16 ? interior : 16; }
+    /// Sweeps per pass of red_black_sweeps: a GPU's strips are 16 rows,
+    /// so two sweeps (four half-steps) keep the seams' share small; to be
+    /// measured on a GPU.
+    static constexpr int blocked_sweeps = 2;
     /// MDRange tiles of the phased and Jacobi sweeps: 4 x 64 coalesces a
     /// warp along rows.
     static constexpr index_t tile_rows = 4;

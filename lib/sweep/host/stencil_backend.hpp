@@ -52,14 +52,14 @@ struct stencil_backend<ExecSpace, sweep::detail::host_kind> {
   static_assert(tuning<ExecSpace>::ocean::team_size == 1, "the host row walker relaxes a row with one thread");
 
   struct rows {
-    bool avx2 = false;
+    int simd = 0;  // host_row_simd()
     template <class Measure, class Member, class View, class Indexer>
     KOKKOS_INLINE_FUNCTION void relax(const Member& team, const View& u, const View& f, const Indexer& idx,
                                       index_t i, int color, index_t interior, const stencil_coeffs& c,
                                       double& acc) const {
       (void)team;
 #if !defined(__CUDA_ARCH__)
-      host_relax_row<Measure>(u, f, idx, i, color, interior, c, acc, avx2);
+      host_relax_row<Measure>(u, f, idx, i, color, interior, c, acc, simd);
 #else
       (void)u, (void)f, (void)idx, (void)i, (void)color, (void)interior, (void)c, (void)acc;
 #endif
@@ -70,13 +70,13 @@ struct stencil_backend<ExecSpace, sweep::detail::host_kind> {
                                            const stencil_coeffs& c, double& acc) const {
       (void)team;
 #if !defined(__CUDA_ARCH__)
-      host_relax_cols<Measure>(u, f, idx, i, color, j_begin, j_end, c, acc, avx2);
+      host_relax_cols<Measure>(u, f, idx, i, color, j_begin, j_end, c, acc, simd);
 #else
       (void)u, (void)f, (void)idx, (void)i, (void)color, (void)j_begin, (void)j_end, (void)c, (void)acc;
 #endif
     }
   };
-  static rows make_rows() { return {host_avx2()}; }
+  static rows make_rows() { return {host_row_simd()}; }
 
   template <class MemorySpace, class Indexer>
   static double residual(const ExecSpace& space, const grid<MemorySpace>& u, const grid<MemorySpace>& f,

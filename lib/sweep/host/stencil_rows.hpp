@@ -3,7 +3,8 @@
 // block-major), with plain pointers instead of the indexer and, where the
 // CPU has AVX2 (checked at run time), four points per step: the red and
 // black values of eight consecutive points are split with unpack/permute
-// and the new values blended back. Every lane performs the scalar
+// and the new values blended back (with AVX-512F, eight points per step
+// from sixteen, by two-source permutes). Every lane performs the scalar
 // operations in the scalar order (no FMA contraction: the region is built
 // for AVX2 only), so the grids are bit-identical to the portable kernel.
 // The first and last point of each segment use the indexer (their left or
@@ -19,6 +20,17 @@
 #include <type_traits>
 
 namespace sweep::ocean::detail {
+
+/// The widest row span the host may take: 2 with AVX-512F, 1 with AVX2, 0
+/// without (this CPU and SWEEP_HOST_ISA allow it, and the host compiler
+/// builds the target regions).
+inline int host_row_simd() {
+#if SWEEP_HOST_MULTI
+  return sweep::host::uses(sweep::host::isa::avx512) ? 2 : (sweep::host::uses(sweep::host::isa::avx2) ? 1 : 0);
+#else
+  return 0;
+#endif
+}
 
 /// True when the host paths may use AVX2 (this CPU has it and the host
 /// compiler builds the AVX2 regions).
@@ -104,6 +116,59 @@ inline double residual_span_avx2(const double* row, const double* up, const doub
   _mm256_store_pd(lanes, acc);
   *done = k;
   return (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
+}
+#pragma GCC pop_options
+#endif
+
+#if SWEEP_HOST_MULTI
+#pragma GCC push_options
+#pragma GCC target("avx512f")
+/// The AVX-512 form of relax_span_avx2: sixteen points per step, the eight
+/// of the colour in the lanes (split and merged with two-source permutes),
+/// the same operations in the same order per point (AVX-512F brings fused
+/// multiply-adds: contraction is off here); returns the first k not done
+/// (k + 15 < len is needed for a step).
+template <bool L2, bool SOR>
+__attribute__((optimize("fp-contract=off"))) inline index_t relax_span_avx512(double* row, const double* up, const double* dn, const double* f, index_t k0,
+                                 index_t len, double h2, double inv_diag, double omega, double& acc) {
+  const __m512d vh2 = _mm512_set1_pd(h2), vinv = _mm512_set1_pd(inv_diag), vom = _mm512_set1_pd(omega);
+  const __m512i even = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0), odd = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
+  const __m512i shift = _mm512_set_epi64(14, 13, 12, 11, 10, 9, 8, 7);  // lane 7 of the previous, then 0..6
+  const __m512i lo = _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0), hi = _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4);
+  __m512d vacc = _mm512_setzero_pd();
+  index_t k = k0;
+  __m512d carry = _mm512_set1_pd(row[k - 1]);  // lane 7: the left neighbour of the first point
+  for (; k + 15 < len; k += 16) {
+    const __m512d x = _mm512_loadu_pd(row + k), y = _mm512_loadu_pd(row + k + 8);
+    const __m512d old = _mm512_permutex2var_pd(x, even, y);    // k, k+2, ..., k+14
+    const __m512d right = _mm512_permutex2var_pd(x, odd, y);   // k+1, k+3, ..., k+15
+    const __m512d left = _mm512_permutex2var_pd(carry, shift, right);  // k-1, k+1, ..., k+13
+    carry = right;
+    const __m512d u_up = _mm512_permutex2var_pd(_mm512_loadu_pd(up + k), even, _mm512_loadu_pd(up + k + 8));
+    const __m512d u_dn = _mm512_permutex2var_pd(_mm512_loadu_pd(dn + k), even, _mm512_loadu_pd(dn + k + 8));
+    const __m512d ff = _mm512_permutex2var_pd(_mm512_loadu_pd(f + k), even, _mm512_loadu_pd(f + k + 8));
+    const __m512d sum = _mm512_add_pd(_mm512_add_pd(_mm512_add_pd(_mm512_add_pd(u_up, u_dn), left), right),
+                                      _mm512_mul_pd(vh2, ff));
+    const __m512d gs = _mm512_mul_pd(sum, vinv);
+    __m512d next = gs;
+    if constexpr (SOR) next = _mm512_add_pd(old, _mm512_mul_pd(vom, _mm512_sub_pd(gs, old)));
+    const __m512d d = _mm512_sub_pd(next, old);
+    if constexpr (L2)
+      vacc = _mm512_add_pd(vacc, _mm512_mul_pd(d, d));
+    else
+      vacc = _mm512_mask_max_pd(vacc, 0xFF, vacc, _mm512_abs_pd(d));  // (the unmasked form trips GCC 12's maybe-uninitialized)
+    _mm512_storeu_pd(row + k, _mm512_permutex2var_pd(next, lo, right));
+    _mm512_storeu_pd(row + k + 8, _mm512_permutex2var_pd(next, hi, right));
+  }
+  alignas(64) double lanes[8];
+  _mm512_store_pd(lanes, vacc);
+  for (double l : lanes) {
+    if constexpr (L2)
+      acc += l;
+    else
+      acc = acc > l ? acc : l;
+  }
+  return k;
 }
 #pragma GCC pop_options
 #endif
@@ -195,9 +260,9 @@ inline double host_residual_cols(const View& u, const View& f, const View& r, co
 /// (colour 0: i + j even); folds the changes into acc with Measure.
 template <class Measure, class View, class Indexer>
 inline void host_relax_cols(const View& u, const View& f, const Indexer& idx, index_t i, int color,
-                            index_t j_begin, index_t j_end, const stencil_coeffs& c, double& acc, bool avx2) {
+                            index_t j_begin, index_t j_end, const stencil_coeffs& c, double& acc, int simd) {
   constexpr bool l2 = std::is_same_v<Measure, l2_measure>;
-  (void)avx2;
+  (void)simd;
   for_each_run(idx, j_begin, j_end, [&](index_t ja, index_t jb) {
     index_t j = ja + (((i + ja) ^ color) & 1);
     if (j < jb && j == ja) {  // left neighbour may sit in another tile
@@ -211,7 +276,10 @@ inline void host_relax_cols(const View& u, const View& f, const Indexer& idx, in
     const index_t len = jb - ja;  // offsets k = j - ja in [0, len)
     index_t k = j - ja;
 #if SWEEP_HOST_MULTI
-    if (avx2)
+    if (simd >= 2)
+      k = c.omega == 1.0 ? relax_span_avx512<l2, false>(row, up, dn, fr, k, len, c.h2, c.inv_diag, c.omega, acc)
+                         : relax_span_avx512<l2, true>(row, up, dn, fr, k, len, c.h2, c.inv_diag, c.omega, acc);
+    if (simd >= 1)
       k = c.omega == 1.0 ? relax_span_avx2<l2, false>(row, up, dn, fr, k, len, c.h2, c.inv_diag, c.omega, acc)
                          : relax_span_avx2<l2, true>(row, up, dn, fr, k, len, c.h2, c.inv_diag, c.omega, acc);
 #endif
@@ -229,8 +297,8 @@ inline void host_relax_cols(const View& u, const View& f, const Indexer& idx, in
 /// Relaxes colour `color` of row i (interior columns 1..m) on the host.
 template <class Measure, class View, class Indexer>
 inline void host_relax_row(const View& u, const View& f, const Indexer& idx, index_t i, int color, index_t m,
-                           const stencil_coeffs& c, double& acc, bool avx2) {
-  host_relax_cols<Measure>(u, f, idx, i, color, 1, m + 1, c, acc, avx2);
+                           const stencil_coeffs& c, double& acc, int simd) {
+  host_relax_cols<Measure>(u, f, idx, i, color, 1, m + 1, c, acc, simd);
 }
 
 }  // namespace sweep::ocean::detail

@@ -69,6 +69,8 @@ struct tuning<ExecSpace, detail::host_kind> {
       const index_t strips = std::max<index_t>(1, index_t(space.concurrency()) * strips_per_thread);
       return std::max<index_t>(2, (interior + strips - 1) / strips);
     }
+    /// Sweeps per pass of red_black_sweeps (temporal blocking): STEPSNOTE
+    static constexpr int blocked_sweeps = 4;
     /// MDRange tiles of the phased and Jacobi sweeps: 64 rows of 512
     /// doubles (256 KiB) stay in L2.
     static constexpr index_t tile_rows = 64;

@@ -275,7 +275,7 @@ class multigrid {
   void smooth(const ExecSpace& space, const grid_type& u, const grid_type& f, int sweeps) const {
     sweep_options o;
     o.order = m_options.order;
-    for (int s = 0; s < sweeps; ++s) detail::red_black_unchecked(space, u, f, m_problem, o);
+    if (sweeps > 0) detail::red_black_sweeps_unchecked(space, u, f, m_problem, o, sweeps);
   }
 
   void cycle(const ExecSpace& space, std::size_t l, const grid_type& u, const grid_type& f) {

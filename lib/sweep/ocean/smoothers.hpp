@@ -10,6 +10,13 @@
 //                    sweep; `schedule::phased` runs two passes over static 2D
 //                    tiles (MDRange), as the lecture's Ocean does. Both give
 //                    the same values bit for bit, as do both layouts.
+//   red_black_sweeps several red-black sweeps, bit for bit as many
+//                    red_black_sweep calls, temporally blocked: each row
+//                    strip walks a wavefront that takes row r to the
+//                    first half-step, row r - 1 to the second, and so on,
+//                    so u and f stream through memory once for up to
+//                    tuning<>::ocean::blocked_sweeps sweeps (the strips'
+//                    seams are finished in a second, small pass).
 //   jacobi_sweep     weighted Jacobi into a second grid.
 //   residual         r = f - A u, returns ||r||_2 over the interior.
 //
@@ -84,6 +91,56 @@ double red_black_unchecked(const ExecSpace& space, const grid<MemorySpace>& u, c
   });
 }
 
+/// `sweeps` red-black sweeps (fused schedule), temporally blocked: up to
+/// tuning<>::ocean::blocked_sweeps sweeps per pass of rb_blocked. Returns
+/// the measure of the last sweep.
+template <class Measure, class ExecSpace, class MemorySpace, class Indexer>
+double red_black_blocked(const ExecSpace& space, const grid<MemorySpace>& u, const grid<MemorySpace>& f,
+                         const Indexer& idx, const stencil_coeffs& c, const sweep_options& o, int sweeps) {
+  using T = typename tuning<ExecSpace>::ocean;
+  using Rows = typename stencil_backend<ExecSpace>::rows;
+  const index_t m = u.interior();
+  double last = Measure::identity();
+  for (int done = 0; done < sweeps;) {
+    const int k = std::min(sweeps - done, T::blocked_sweeps);
+    const int steps = 2 * k;
+    const index_t want = o.strip_rows > 0 ? o.strip_rows : T::strip_rows(space, m);
+    const index_t strip = std::min(m, std::max<index_t>(want, 2 * steps));
+    const index_t strips = (m + strip - 1) / strip;
+    rb_blocked<ExecSpace, Indexer, Measure, Rows> pass{u.data(), f.data(), idx, c, m, strip, steps, false,
+                                                       stencil_backend<ExecSpace>::make_rows()};
+    double a = Measure::identity(), b = Measure::identity();
+    Kokkos::parallel_reduce("sweep::ocean::red_black_blocked", Kokkos::TeamPolicy<ExecSpace>(space, strips, T::team_size),
+                            pass, typename Measure::reducer(a));
+    if (strips > 1) {
+      pass.seams = true;
+      Kokkos::parallel_reduce("sweep::ocean::red_black_seams",
+                              Kokkos::TeamPolicy<ExecSpace>(space, strips - 1, T::team_size), pass,
+                              typename Measure::reducer(b));
+    }
+    last = Measure::identity();
+    Measure::join(last, a);
+    Measure::join(last, b);
+    done += k;
+  }
+  return Measure::finish(last);
+}
+
+template <class ExecSpace, class MemorySpace>
+double red_black_sweeps_unchecked(const ExecSpace& space, const grid<MemorySpace>& u, const grid<MemorySpace>& f,
+                                  const helmholtz& p, const sweep_options& o, int sweeps) {
+  if (o.order == schedule::phased || sweeps == 1) {
+    double measure = 0;
+    for (int s = 0; s < sweeps; ++s) measure = red_black_unchecked(space, u, f, p, o);
+    return measure;
+  }
+  const auto c = coefficients(p, u.n(), o.omega);
+  return visit_indexer(u, [&](auto idx) {
+    return o.measure == norm::max ? red_black_blocked<max_measure>(space, u, f, idx, c, o, sweeps)
+                                  : red_black_blocked<l2_measure>(space, u, f, idx, c, o, sweeps);
+  });
+}
+
 template <class ExecSpace, class MemorySpace>
 double residual_unchecked(const ExecSpace& space, const grid<MemorySpace>& u, const grid<MemorySpace>& f,
                           const grid<MemorySpace>& r, const helmholtz& p) {
@@ -109,6 +166,26 @@ double red_black_sweep(const ExecSpace& space, const grid<MemorySpace>& u, const
   sweep::detail::require(u.data().data() != f.data().data(), "sweep::ocean::red_black_sweep",
                          "u and f must be different grids");
   return detail::red_black_unchecked(space, u, f, problem, options);
+}
+
+/// `sweeps` red-black sweeps, equal bit for bit to as many red_black_sweep
+/// calls, with u and f streamed through memory once per
+/// tuning<>::ocean::blocked_sweeps sweeps (the fused schedule; the phased
+/// one sweeps one by one). Returns the measure of the last sweep's change;
+/// sweeps must be >= 1.
+template <class ExecSpace, class MemorySpace>
+double red_black_sweeps(const ExecSpace& space, const grid<MemorySpace>& u, const grid<MemorySpace>& f,
+                        const helmholtz& problem = {}, const sweep_options& options = {}, int sweeps = 1) {
+  static_assert(Kokkos::SpaceAccessibility<ExecSpace, MemorySpace>::accessible,
+                "sweep::ocean::red_black_sweeps: the grids must be accessible from the execution space");
+  static constexpr const char* where = "sweep::ocean::red_black_sweeps";
+  sweep::detail::scoped_region region(where);
+  detail::check_grids<ExecSpace>(where, u, f);
+  detail::check_problem(problem, where);
+  detail::check_sweep(options, where);
+  sweep::detail::require(u.data().data() != f.data().data(), where, "u and f must be different grids");
+  sweep::detail::require(sweeps >= 1, where, "sweeps = ", sweeps, " must be >= 1");
+  return detail::red_black_sweeps_unchecked(space, u, f, problem, options, sweeps);
 }
 
 /// One weighted-Jacobi sweep: out = u + omega (GS value - u) at interior

@@ -79,6 +79,67 @@ struct rb_fused_edges {
   }
 };
 
+/// Several red-black sweeps in one pass (temporal blocking). A sweep is
+/// two half-steps, red then black; half-step h of row i reads only the
+/// other colour of rows i - 1, i, i + 1 at half-step h - 1, so row i can
+/// take half-step h as soon as row i + 1 has taken h - 1. A strip of rows
+/// [r0, r1) walks a wavefront: at position t it takes row t - (h - 1) to
+/// half-step h for h = 1 .. steps, so about steps + 2 rows are live (in
+/// cache) and u and f stream through memory once for all the steps. Pass 1
+/// (one team per strip) takes each half-step h over the strip's rows less
+/// h - 1 at each side that borders another strip (the trapezoid: what it
+/// reads was written by the strip itself, at the right half-step); pass 2
+/// (one team per seam between strips) takes the rest, the rows [s - h + 1,
+/// s + h - 1) around seam s, in the same order. Every point is updated once
+/// per half-step from the values a sweep-by-sweep run reads: the result is
+/// bit for bit that of `steps / 2` sweeps. Strips need at least 2 steps -
+/// 2 rows (the seams' regions then do not meet). `acc` folds the changes of the last sweep (the last two steps).
+template <class ExecSpace, class Indexer, class Measure, class Rows>
+struct rb_blocked {
+  using view = Kokkos::View<double*, typename ExecSpace::memory_space>;
+  using member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  view u, f;
+  Indexer idx;
+  stencil_coeffs c;
+  index_t interior = 0, strip = 0;
+  int steps = 2;  // half-steps: twice the sweeps
+  bool seams = false;  // false: pass 1 (one team per strip); true: pass 2 (one team per seam)
+  Rows rows;
+
+  /// Whether half-step h of row `row` belongs to this pass's region of
+  /// strip [r0, r1) (pass 1) or of the seam at s (pass 2).
+  KOKKOS_INLINE_FUNCTION bool mine(index_t row, int h, index_t r0, index_t r1) const {
+    if (!seams) {
+      const index_t lo = r0 == 1 ? 1 : r0 + h - 1;
+      const index_t hi = r1 == interior + 1 ? r1 : r1 - h + 1;
+      return row >= lo && row < hi;
+    }
+    return row >= r0 - h + 1 && row < r0 + h - 1 && row >= 1 && row <= interior;
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member& team, double& acc) const {
+    index_t r0 = 0, r1 = 0, t0 = 0, t1 = 0;
+    if (!seams) {
+      r0 = 1 + index_t(team.league_rank()) * strip;
+      r1 = r0 + strip < interior + 1 ? r0 + strip : interior + 1;
+      t0 = r0, t1 = r1 + steps - 1;
+    } else {
+      r0 = 1 + (index_t(team.league_rank()) + 1) * strip;  // the seam: first row of the lower strip
+      r1 = r0;
+      t0 = r0, t1 = r0 + 2 * steps - 2;
+    }
+    double last = Measure::identity(), earlier = Measure::identity();
+    for (index_t t = t0; t < t1; ++t)
+      for (int h = 1; h <= steps; ++h) {
+        const index_t row = t - (h - 1);
+        if (!mine(row, h, r0, r1)) continue;
+        rows.template relax<Measure>(team, u, f, idx, row, (h - 1) & 1, interior, c, h > steps - 2 ? last : earlier);
+        team.team_barrier();
+      }
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { Measure::join(acc, last); });
+  }
+};
+
 /// Phased red-black: one colour over 2D tiles of (row, half-column).
 template <class ExecSpace, class Indexer, class Measure>
 struct rb_phase {
