@@ -13,8 +13,9 @@
 // runs untimed (so every decomposition balances recorded costs), then
 // `steps` steps are timed (3 below 10^6 bodies, 2 from there). One JSON
 // line per (n, scheme, rank, step) on rank 0's stdout ("kind": "rank"),
-// and per (n, scheme) a summary ("kind": "step": the slowest rank's step,
-// median over the steps, the imbalance and the bytes over all ranks).
+// and per (n, scheme) a summary ("kind": "step": the slowest rank's step
+// and the exchange's share of it, medians over the timed steps; the
+// imbalance and the bytes over all ranks of the last step).
 #include "common/mpi_bench.hpp"
 
 #include <sweep/mpi/nbody.hpp>

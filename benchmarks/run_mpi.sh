@@ -48,7 +48,7 @@ for ranks in ${SWEEP_MPI_RANKS:-1 2 4}; do
   # unbound.
   bind=()
   [ "$threads" -eq 1 ] || bind=(--bind-to none)
-  OMP_NUM_THREADS=$threads mpiexec "${bind[@]}" -n "$ranks" "$bin" "$@" | grep '^{' >> "$rows"
+  OMP_NUM_THREADS=$threads mpiexec ${bind[@]+"${bind[@]}"} -n "$ranks" "$bin" "$@" | grep '^{' >> "$rows"
 done
 python=/usr/bin/python3
 [ -x "$python" ] || python=python3

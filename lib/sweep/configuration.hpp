@@ -64,7 +64,6 @@ void print_scatter_buffer(std::ostream& os) {
     print_tuning_field(os, "sort", "scatter_buffer_bytes", Sort::scatter_buffer_bytes);
 }
 
-/// A tuning function of the size, shown at two sizes.
 /// The host walk's group size where the space's tuning has one.
 template <class Gravity>
 void print_group_size(std::ostream& os) {
@@ -72,6 +71,7 @@ void print_group_size(std::ostream& os) {
     print_tuning_field(os, "gravity", "group_size", Gravity::group_size);
 }
 
+/// A tuning function of the size, shown at two sizes.
 template <class F>
 void print_tuning_function(std::ostream& os, const char* group, const char* name, F&& at) {
   os << "tuning." << group << '.' << name << ": " << at(index_t(1) << 20) << " at n = 2^20, "

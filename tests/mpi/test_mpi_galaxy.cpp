@@ -308,8 +308,8 @@ TEST_CASE_TEMPLATE("migration keeps every body exactly once, empty ranks include
         // Before any step, gather() returns the input exactly, in input order.
         const auto start = sim.gather();
         if (world_rank() == 0) {
-          REQUIRE(start.size() == n);
-          CHECK(std::memcmp(start.data(), bodies.data(), n * sizeof(nb::body)) == 0);
+          CHECK(start.size() == n);  // CHECK, not REQUIRE: every rank must reach the collectives below
+          if (start.size() == n) CHECK(std::memcmp(start.data(), bodies.data(), n * sizeof(nb::body)) == 0);
         } else {
           CHECK(start.empty());
         }
@@ -326,8 +326,8 @@ TEST_CASE_TEMPLATE("migration keeps every body exactly once, empty ranks include
         nb::simulation<Space> one(Space(), bodies, p);
         for (int k = 0; k < 3; ++k) one.step();
         const auto got = sim.gather();
-        if (world_rank() == 0) {
-          REQUIRE(got.size() == n);
+        if (world_rank() == 0 && got.size() != n) CHECK(got.size() == n);
+        if (world_rank() == 0 && got.size() == n) {
           const auto want = one.bodies();
           double worst = 0;
           for (std::size_t i = 0; i < n; ++i) {
@@ -372,8 +372,10 @@ TEST_CASE_TEMPLATE("cost zones and static cut the global Morton curve into conti
                            nb::detail::morton_codes<Mem>{b.x, b.y, b.z, keys, cube});
       const auto hk = to_host(keys);
       std::uint64_t heaviest = 0, total_mine = 0;
-      for (std::size_t k = 0; k < owner.size(); ++k) {
-        REQUIRE(owner[k] < std::uint32_t(P));
+      bool in_range = true;
+      for (std::size_t k = 0; k < owner.size(); ++k) in_range = in_range && owner[k] < std::uint32_t(P);
+      CHECK(in_range);
+      for (std::size_t k = 0; k < owner.size() && in_range; ++k) {
         const std::uint64_t w = s == nb::scheme::equal_count ? 1 : cost[k];
         work[owner[k]] += w;
         heaviest = std::max(heaviest, w);

@@ -17,9 +17,10 @@
 // same bits.
 //
 // A node accepted for the box is accepted by each body in it, so a body
-// sees the nodes its own walk would accept or their descendants: its field
-// is at least as accurate as the one-body walk's (theta = 0 opens
-// everything: the direct sum). `cost` counts a body's list entries (itself
+// sees the nodes its own walk would accept or their descendants: the
+// truncation bound of its field is no larger than the one-body walk's
+// (and the measured errors smaller; theta = 0 opens everything: the direct
+// sum). `cost` counts a body's list entries (itself
 // excluded). Other compilers than GCC (clang, nvcc's host pass) take the
 // portable walk.
 #pragma once
@@ -28,13 +29,13 @@
 #include <sweep/host/isa.hpp>
 #include <sweep/nbody/gravity_backend.hpp>
 
-#if SWEEP_HOST_SIMD
-
 #include <algorithm>
 #include <cstdint>
 #include <vector>
 
 namespace sweep::nbody::detail {
+
+#if SWEEP_HOST_SIMD
 
 /// Appends to `lists` what the tree under `root` shows the bodies in
 /// `group`: nodes accepted for the whole box, the bodies of the leaves that
@@ -107,15 +108,22 @@ struct tree_groups {
   }
 };
 
+#endif
+
+/// The host walk: grouped where the compiler builds the lanes (GCC), else
+/// the portable one (one definition either way; `grouped` says which).
 template <class ExecSpace>
 struct gravity_backend<ExecSpace, sweep::detail::host_kind> {
-  static constexpr bool grouped = true;
+  static constexpr bool grouped = SWEEP_HOST_SIMD != 0;
 
   template <class Mem>
   static void walk(const ExecSpace& space, const tree_walk<Mem>& local, const tree_walk<Mem>& remote,
                    const Kokkos::View<const std::int32_t*, Mem>& roots, const body_arrays<Mem>& b, double G,
                    const Kokkos::View<const index_t*, Mem>& offsets,
                    const Kokkos::View<const std::int32_t*, Mem>& slots) {
+#if !SWEEP_HOST_SIMD
+    gravity_backend<ExecSpace, void>::walk(space, local, remote, roots, b, G, offsets, slots);
+#else
     const bool indirect = slots.extent(0) > 0;
     const int parts = int(offsets.extent(0)) - 1;
     static thread_local tree_groups<Mem> groups;  // kept, so a step allocates nothing
@@ -153,10 +161,9 @@ struct gravity_backend<ExecSpace, sweep::detail::host_kind> {
             first = last;
           }
         });
-  space.fence();  // the groups are reused by the next call
+    space.fence();  // the groups are reused by the next call
+#endif
   }
 };
 
 }  // namespace sweep::nbody::detail
-
-#endif

@@ -49,8 +49,9 @@ struct interaction_lists {
 };
 
 /// A run of bodies of one group: positions and tree points (padded to
-/// whole vectors: padding lanes repeat the first body and match no point),
-/// and each body's sums.
+/// whole vectors: padding lanes repeat the first body, its point
+/// included, so they never meet a body at distance 0 unmasked), and each
+/// body's sums.
 struct group_state {
   static constexpr int widest = 8;
   int n = 0;
@@ -69,7 +70,7 @@ struct group_state {
     for (std::size_t k = 0; k < padded; ++k) {
       const index_t i = first + index_t(k < std::size_t(n) ? k : 0);
       px[k] = b.x(i), py[k] = b.y(i), pz[k] = b.z(i);
-      self[k] = k < std::size_t(n) ? (indirect ? std::int64_t(slots(i)) : std::int64_t(i)) : -2;
+      self[k] = indirect ? std::int64_t(slots(i)) : std::int64_t(i);
     }
   }
 };

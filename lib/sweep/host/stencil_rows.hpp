@@ -53,7 +53,7 @@ inline bool host_avx2() {
 /// previous step (reloading it would read across the last store and stall
 /// store forwarding).
 template <bool L2, bool SOR>
-inline index_t relax_span_avx2(double* row, const double* up, const double* dn, const double* f, index_t k0,
+__attribute__((optimize("fp-contract=off"))) inline index_t relax_span_avx2(double* row, const double* up, const double* dn, const double* f, index_t k0,
                                index_t len, double h2, double inv_diag, double omega, double& acc) {
   const __m256d vh2 = _mm256_set1_pd(h2), vinv = _mm256_set1_pd(inv_diag), vom = _mm256_set1_pd(omega);
   const __m256d sign = _mm256_set1_pd(-0.0);

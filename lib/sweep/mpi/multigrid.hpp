@@ -98,7 +98,8 @@ class window_fetch {
 
   /// The same between two layouts of one grid over comm's ranks: owned[q]
   /// the points rank q holds (empty: none), windows[q] the points it
-  /// reads (empty: none).
+  /// reads (empty: none). comm must outlive the fetch (the multigrid's
+  /// levels keep the decompositions that own their communicators).
   window_fetch(MPI_Comm comm, transport how, const std::vector<block>& owned, const std::vector<block>& windows,
                bool own_window = true)
       : m_comm(comm), m_how(how), m_rank(sweep::mpi::detail::comm_rank(comm)),

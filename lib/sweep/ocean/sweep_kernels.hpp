@@ -93,7 +93,9 @@ struct rb_fused_edges {
 /// s + h - 1) around seam s, in the same order. Every point is updated once
 /// per half-step from the values a sweep-by-sweep run reads: the result is
 /// bit for bit that of `steps / 2` sweeps. Strips need at least 2 steps -
-/// 2 rows (the seams' regions then do not meet). `acc` folds the changes of the last sweep (the last two steps).
+/// 2 rows, so the seams' regions do not meet (red_black_sweeps makes them
+/// at least 2 steps). `acc` folds the changes of the last sweep (the last
+/// two steps).
 template <class ExecSpace, class Indexer, class Measure, class Rows>
 struct rb_blocked {
   using view = Kokkos::View<double*, typename ExecSpace::memory_space>;

@@ -29,8 +29,7 @@
 // histogram of 256 buckets per open range (ranges of different cuts that
 // share their leading bits are counted once), summed over the ranks by one
 // MPI_Allreduce; 8 rounds give the exact key. Bodies whose key equals a
-// cut go to the upper side, so bodies with equal keys stay together and a
-// rank's work exceeds W / P by at most one body's.
+// cut go to the upper side, so bodies with equal keys stay together.
 //
 // Cost per decomposition: costzones and static 8 passes over the local
 // bodies and 8 MPI_Allreduce of at most 256 (P - 1) counts; orb per
@@ -39,6 +38,10 @@
 // radix sort of the owners, one MPI_Alltoall of counts and one
 // MPI_Alltoallv of 64-byte records (mass, position, velocity, id), skipped
 // (one more MPI_Allreduce) when no body changes rank.
+//
+// Bodies with equal keys (coordinates) fall on one side of a cut, so a
+// rank's work exceeds its share by at most the work of the bodies sharing
+// the key at its cut (one body's when keys differ).
 //
 // Errors: scheme::random has no distributed form (std::invalid_argument
 // on every rank, raised by the callers that check their options).
@@ -399,8 +402,10 @@ migration_report migrate(MPI_Comm comm, const ExecSpace& space, nb::body_arrays<
   sweep::detail::scoped_region region(where);
   const int size = detail::comm_size(comm), rank = detail::comm_rank(comm);
   const index_t n = b.size();
-  sweep::detail::require(index_t(owner.extent(0)) == n, where, "owner has ", owner.extent(0), " entries for ", n,
-                         " bodies");
+  detail::checked(comm, where, [&] {
+    sweep::detail::require(index_t(owner.extent(0)) == n, where, "owner has ", owner.extent(0), " entries for ", n,
+                           " bodies");
+  });
   // Bodies grouped by owner (stable; the owners end up sorted), and where
   // each owner's run starts.
   Kokkos::View<std::int32_t*, Mem> perm(Kokkos::view_alloc(Kokkos::WithoutInitializing, "sweep::mpi::nbody::migrate_perm"),
@@ -421,15 +426,24 @@ migration_report migrate(MPI_Comm comm, const ExecSpace& space, nb::body_arrays<
   Kokkos::deep_copy(space, hs, starts);
   space.fence();
   std::vector<int> send_counts(size), send_displs(size), recv_counts(size), recv_displs(size);
-  for (int q = 0; q < size; ++q) {
-    send_counts[q] = detail::as_count(hs(q + 1) - hs(q), where);
-    send_displs[q] = detail::as_count(hs(q), where);
-  }
+  // Counts beyond MPI's int fail on every rank, before any exchange.
+  detail::checked(comm, where, [&] {
+    for (int q = 0; q < size; ++q) {
+      send_counts[q] = detail::as_count(hs(q + 1) - hs(q), where);
+      send_displs[q] = detail::as_count(hs(q), where);
+    }
+  });
   detail::check_mpi(MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, comm), "MPI_Alltoall");
   index_t received = 0;
   migration_report rep;
+  for (int q = 0; q < size; ++q) received += recv_counts[q];
+  detail::checked(comm, where, [&] {
+    sweep::detail::require(received < (index_t(1) << 31), where, received,
+                           " bodies would arrive on one rank; a rank holds at most 2^31 - 1");
+  });
+  received = 0;
   for (int q = 0; q < size; ++q) {
-    recv_displs[q] = detail::as_count(received, where);
+    recv_displs[q] = int(received);
     received += recv_counts[q];
     if (q != rank) rep.sent += send_counts[q], rep.received += recv_counts[q];
   }

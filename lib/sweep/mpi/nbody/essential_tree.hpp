@@ -259,22 +259,32 @@ class essential_trees {
           });
     }
 
-    // Sizes, then the nodes and the bodies.
+    // Sizes, then the nodes and the bodies. Counts beyond MPI's int, or
+    // more than a tree's 32-bit indices reach, fail on every rank.
     std::vector<int> counts(2 * P), got(2 * P);
-    for (std::size_t q = 0; q < P; ++q) {
-      counts[2 * q] = as_count(node_count[q], where);
-      counts[2 * q + 1] = as_count(body_count[q], where);
-    }
+    sweep::mpi::detail::checked(comm, where, [&] {
+      for (std::size_t q = 0; q < P; ++q) {
+        counts[2 * q] = as_count(node_count[q], where);
+        counts[2 * q + 1] = as_count(body_count[q], where);
+      }
+    });
     sweep::mpi::detail::check_mpi(MPI_Alltoall(counts.data(), 2, MPI_INT, got.data(), 2, MPI_INT, comm),
                                   "MPI_Alltoall");
     std::vector<int> sn(P), sd(P), sb(P), sbd(P), rn(P), rd(P), rb(P), rbd(P);
     index_t rnodes = 0, rbodies = 0;
+    for (std::size_t q = 0; q < P; ++q) rnodes += got[2 * q], rbodies += got[2 * q + 1];
+    sweep::mpi::detail::checked(comm, where, [&] {
+      sweep::detail::require(rnodes < (index_t(1) << 31) && rbodies < (index_t(1) << 31), where, rnodes,
+                             " nodes and ", rbodies, " bodies would arrive on one rank; a forest indexes at most "
+                             "2^31 - 1 of each");
+      for (std::size_t q = 0; q < P; ++q) sd[q] = as_count(node_displ[q], where), sbd[q] = as_count(body_displ[q], where);
+    });
+    rnodes = 0, rbodies = 0;
     m_report = {};
     for (std::size_t q = 0; q < P; ++q) {
       sn[q] = counts[2 * q], sb[q] = counts[2 * q + 1];
-      sd[q] = as_count(node_displ[q], where), sbd[q] = as_count(body_displ[q], where);
       rn[q] = got[2 * q], rb[q] = got[2 * q + 1];
-      rd[q] = as_count(rnodes, where), rbd[q] = as_count(rbodies, where);
+      rd[q] = int(rnodes), rbd[q] = int(rbodies);
       rnodes += rn[q], rbodies += rb[q];
     }
     m_report.nodes_sent = node_displ[P], m_report.bodies_sent = body_displ[P];

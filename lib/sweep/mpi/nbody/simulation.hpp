@@ -50,6 +50,7 @@
 #include <algorithm>
 #include <bit>
 #include <chrono>
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -243,12 +244,20 @@ class simulation {
     std::vector<detail::tagged_body> mine(static_cast<std::size_t>(n));
     for (index_t i = 0; i < n; ++i)
       mine[std::size_t(i)] = {hid(i), {hm(i), hx(i), hy(i), hz(i), hvx(i), hvy(i), hvz(i)}};
-    const int count = detail::as_count(n, "sweep::mpi::nbody::simulation::gather");
+    static constexpr const char* where = "sweep::mpi::nbody::simulation::gather";
+    int count = 0;
+    detail::checked(m_comm, where, [&] { count = detail::as_count(n, where); });
     std::vector<int> counts(m_rank == root ? std::size_t(m_size) : 0), displs(counts.size());
     detail::check_mpi(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, root, m_comm), "MPI_Gather");
     index_t sum = 0;
+    for (std::size_t q = 0; q < counts.size(); ++q) sum += counts[q];
+    detail::checked(m_comm, where, [&] {
+      sweep::detail::require(sum <= index_t(INT_MAX), where, sum, " bodies exceed MPI's int displacements on rank ",
+                             root);
+    });
+    sum = 0;
     for (std::size_t q = 0; q < counts.size(); ++q) {
-      displs[q] = detail::as_count(sum, "sweep::mpi::nbody::simulation::gather");
+      displs[q] = int(sum);
       sum += counts[q];
     }
     std::vector<detail::tagged_body> all(static_cast<std::size_t>(sum));
