@@ -256,3 +256,57 @@ TEST_CASE_TEMPLATE("the README's bitmask example runs as written", Space, SWEEP_
     CHECK(to_host(pos) == std::vector<std::int64_t>{3, 40, 41, 69});
   }
 }
+
+TEST_CASE_TEMPLATE("index builds take their block counts from the workspace and reuse it", Space, SWEEP_TEST_SPACES) {
+  using Mem = typename Space::memory_space;
+  using pool = sweep::detail::workspace_pool<Mem>;
+  namespace bm = sweep::bitmask;
+  Space space;
+  const std::int64_t n = (std::int64_t(1) << 20) + 5;
+  // The leases of one scan of block counts (every encoding here has fewer
+  // than 4096 blocks at this n, so each scans them the same way).
+  Kokkos::View<std::uint64_t*, Mem> counts("counts", 600);
+  // Runs `call`; when `steady`, checks it allocated nothing and left
+  // nothing pending. Returns the leases it took.
+  const auto leases_of = [&](const auto& call, bool steady) {
+    space.fence();
+    pool::get().settle();
+    const auto before = pool::get().footprint();
+    call();
+    space.fence();
+    pool::get().settle();
+    auto after = pool::get().footprint();
+    const auto leases = after.leases - before.leases;
+    after.leases = before.leases;
+    if (steady) CHECK(after == before);
+    return leases;
+  };
+  const auto scan = [&] { sweep::exclusive_scan(space, counts, counts, std::uint64_t(0)); };
+  leases_of(scan, false);
+  const auto per_scan = leases_of(scan, true);
+  // Sparse and dense rank_select layouts, and every tree.
+  for (double p : {0.001, 0.5}) {
+    const auto m = uniform_mask(n, p, 12);
+    CAPTURE(p);
+    const auto ones = static_cast<std::int64_t>(m.positions.size());
+    auto words = to_device<Space>(m.words, "words");
+    const auto build = [&](auto encoding) {
+      const sweep::bitmask_index<decltype(encoding), Mem> idx(space, words, n);
+      CHECK(idx.count() == ones);
+      check_queries<Space>(idx, m);  // it answers after its build's lease went back
+    };
+    const auto build_all = [&] {
+      build(bm::full_permutation{});
+      build(bm::fixed_inclusive<>{});
+      build(bm::fixed_exclusive<>{});
+      build(bm::dynamic_exclusive{});
+      build(bm::rank_select{});
+    };
+    leases_of(build_all, false);  // grows the pool if it must
+    // Each build leases its counts once and scans them (rank_select twice
+    // when the sparse layout is tried and not taken); the second round
+    // allocates nothing.
+    const std::size_t builds = p < 0.01 ? 5 : 6;
+    CHECK(leases_of(build_all, true) == builds * (1 + per_scan));
+  }
+}

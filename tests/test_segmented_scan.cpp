@@ -226,3 +226,50 @@ TEST_CASE_TEMPLATE("the README's segmented-scan example runs as written", Space,
   CHECK(to_host(ids) == std::vector<std::int32_t>{0, 0, 1, 1, 1});
   CHECK(to_host(flags) == std::vector<std::uint8_t>{1, 0, 1, 0, 0});
 }
+
+TEST_CASE_TEMPLATE("offsets convert to head bits in the workspace, reused across calls", Space, SWEEP_TEST_SPACES) {
+  using Mem = typename Space::memory_space;
+  using pool = sweep::detail::workspace_pool<Mem>;
+  Space space;
+  const std::size_t n = 100003;
+  const auto l = random_layout(n, 8.0, 31);
+  const auto x = random_values<std::int32_t>(n, 32);
+  representations<Space> reps(l);
+  auto in = to_device<Space>(x, "in");
+  Kokkos::View<std::int32_t*, Mem> out("out", n);
+  Kokkos::View<std::uint8_t*, Mem> flags("flags", n);
+  std::vector<std::int32_t> want;
+  reference_segmented_scan(x, l.heads(), want, std::int32_t(0), false, false, sweep::plus<std::int32_t>{});
+  const auto offsets = sweep::segment_offsets(reps.offsets);
+  const auto bits = sweep::head_bits(reps.words, sweep::index_t(n));
+  // Runs `call` twice and returns the leases of the second run, which must
+  // allocate nothing and leave nothing pending.
+  const auto steady_leases = [&](const auto& call) {
+    call();
+    space.fence();
+    pool::get().settle();
+    const auto before = pool::get().footprint();
+    call();
+    space.fence();
+    pool::get().settle();
+    auto after = pool::get().footprint();
+    const auto leases = after.leases - before.leases;
+    after.leases = before.leases;
+    CHECK(after == before);
+    return leases;
+  };
+  // Offsets lease one buffer more than the same heads given as bits: the
+  // converted bits.
+  const auto scan_bits = steady_leases([&] { sweep::segmented_inclusive_scan(space, in, bits, out); });
+  CHECK(to_host(out) == want);
+  Kokkos::deep_copy(out, 0);
+  const auto scan_offsets = steady_leases([&] { sweep::segmented_inclusive_scan(space, in, offsets, out); });
+  CHECK(to_host(out) == want);
+  CHECK(scan_offsets == scan_bits + 1);
+  CHECK(steady_leases([&] { sweep::to_head_flags(space, offsets, flags); }) == 1);
+  const auto got = to_host(flags);
+  const auto h = l.heads();
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < n; ++i) wrong += (got[i] != 0) != (h[i] || i == 0);
+  CHECK(wrong == 0);
+}

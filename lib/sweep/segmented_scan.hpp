@@ -100,7 +100,8 @@ void segmented_scan(const std::string& label, const ExecSpace& space, const InVi
           " re-reads its own output and has no segmented form; use one of ", segmented_algorithm_names());
   require(opt.chunk_size >= 0, where, "chunk_size is ", opt.chunk_size, "; it must not be negative");
   if (n == 0) return;
-  const auto heads = make_heads(space, segments, n, label);
+  head_scratch<ExecSpace> scratch;
+  const auto heads = make_heads(space, segments, n, label, scratch);
   if (opt.direction == direction::backward)
     run_segmented<true>(label, space, heads, in, out, init, exclusive, flipped<Op>{op}, opt);
   else
@@ -176,7 +177,8 @@ index_t segmented_reduce(const std::string& label, const ExecSpace& space, const
   check_segments(space, segments, n, where);
   constexpr bool offsets = is_offsets_v<Segments>;
   Kokkos::View<index_t*, Mem> ordinal;
-  const auto heads = make_heads(space, segments, n, label);
+  head_scratch<ExecSpace> scratch;
+  const auto heads = make_heads(space, segments, n, label, scratch);
   index_t nseg;
   if constexpr (offsets) nseg = static_cast<index_t>(segments.offsets.extent(0)) - 1;
   else nseg = count_heads(space, heads, n, label);
@@ -320,7 +322,10 @@ index_t segment_count(const ExecSpace& space, const Segments& segments) {
   detail::scoped_region region(where);
   const index_t n = detail::repr_length(space, segments, where);
   if constexpr (detail::is_offsets_v<Segments>) return static_cast<index_t>(segments.offsets.extent(0)) - 1;
-  else return n == 0 ? 0 : detail::count_heads(space, detail::make_heads(space, segments, n, where), n, where);
+  else {
+    detail::head_scratch<ExecSpace> scratch;
+    return n == 0 ? 0 : detail::count_heads(space, detail::make_heads(space, segments, n, where, scratch), n, where);
+  }
 }
 
 /// flags(i) = 1 where a segment starts, else 0, for the n elements the
@@ -334,7 +339,8 @@ void to_head_flags(const ExecSpace& space, const Segments& segments, const FlagV
   detail::require(static_cast<index_t>(flags.extent(0)) >= n, where, "flags has ", flags.extent(0), " entries but ", n,
           " are needed");
   if (n == 0) return;
-  const auto heads = detail::make_heads(space, segments, n, where);
+  detail::head_scratch<ExecSpace> scratch;
+  const auto heads = detail::make_heads(space, segments, n, where, scratch);
   using F = typename FlagView::non_const_value_type;
   Kokkos::parallel_for(
       "sweep::to_head_flags", sweep::detail::range_policy<ExecSpace>(space, 0, n),
@@ -360,7 +366,8 @@ index_t to_segment_offsets(const ExecSpace& space, const Segments& segments, con
     space.fence();
     return m - 1;
   } else {
-    const auto heads = detail::make_heads(space, segments, n, where);
+    detail::head_scratch<ExecSpace> scratch;
+    const auto heads = detail::make_heads(space, segments, n, where, scratch);
     const index_t nseg = n == 0 ? 0 : detail::count_heads(space, heads, n, where);
     detail::require(static_cast<index_t>(offsets.extent(0)) >= nseg + 1, where, "offsets has ", offsets.extent(0),
             " entries but ", nseg + 1, " are needed (", nseg, " segments + 1)");
@@ -385,7 +392,8 @@ void to_segment_ids(const ExecSpace& space, const Segments& segments, const IdVi
   if constexpr (detail::is_offsets_v<Segments>) {
     detail::offsets_to_ids(space, segments.offsets, n, ids, where);
   } else {
-    const auto heads = detail::make_heads(space, segments, n, where);
+    detail::head_scratch<ExecSpace> scratch;
+    const auto heads = detail::make_heads(space, segments, n, where, scratch);
     detail::functor_io<detail::head_count<decltype(heads)>, detail::store_segment_id<IdView>, plus<index_t>> io{
         {heads}, {ids}, {}, n};
     detail::run_lifted(space, io, scan_algorithm::automatic, false, 0, where);

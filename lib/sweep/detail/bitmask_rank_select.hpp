@@ -110,8 +110,8 @@ struct rank_select_view {
     const auto& mask = v.mask;
     constexpr index_t words = index_t(1) << (coarse_shift - 6);
     const index_t blocks = (mask.n64 + words - 1) / words;
-    Kokkos::View<std::uint64_t*, Mem> before(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::before"),
-                                             blocks + 1);
+    auto scratch = block_counts_lease<Mem>(space, blocks);
+    const auto before = scratch.template view<std::uint64_t>(static_cast<std::size_t>(blocks + 1));
     const index_t ones = block_prefix_counts(space, mask, words, before, label);
     if (4 * ones + 4 * (blocks + 1) >= dense_bytes(mask.n) || mask.n >= (index_t(1) << 32)) return false;
     Kokkos::View<std::uint32_t*, Mem> coarse(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::coarse"),
@@ -144,8 +144,8 @@ struct rank_select_view {
     if (build_sparse(space, v, label)) return v;
     v.n_super = (mask.n64 + super_words - 1) / super_words;
     const index_t ns = v.n_super;
-    Kokkos::View<std::uint64_t*, Mem> before(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::before"),
-                                             ns + 1);
+    auto scratch = block_counts_lease<Mem>(space, ns);
+    const auto before = scratch.template view<std::uint64_t>(static_cast<std::size_t>(ns + 1));
     v.ones = block_prefix_counts(space, mask, super_words, before, label);
     v.sample_shift = choose_sample_shift(v.ones, ns);
     v.n_samples = (v.ones + (index_t(1) << v.sample_shift) - 1) >> v.sample_shift;

@@ -33,9 +33,9 @@ std::size_t view_bytes(const V& v) {
 
 /// The positions of all `ones` set bits (n <= 2^32), given the exclusive
 /// counts `before` per block of `block` 64-bit words.
-template <class ExecSpace, class Mem>
+template <class ExecSpace, class Mem, class Counts>
 Kokkos::View<const std::uint32_t*, Mem> fill_positions(const ExecSpace& space, const mask_ref<Mem>& mask,
-                                                       const Kokkos::View<std::uint64_t*, Mem>& before, index_t block,
+                                                       const Counts& before, index_t block,
                                                        index_t ones, const std::string& label) {
   Kokkos::View<std::uint32_t*, Mem> pos(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::positions"), ones);
   const index_t blocks = static_cast<index_t>(before.extent(0)) - 1;
@@ -71,8 +71,8 @@ struct permutation_view {
             "positions are stored in 32 bits, so n_bits must be at most 2^32, not ", mask.n);
     constexpr index_t block = 32;  // 64-bit words per block
     const index_t blocks = (mask.n64 + block - 1) / block;
-    Kokkos::View<std::uint64_t*, Mem> before(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::before"),
-                                             blocks + 1);
+    auto scratch = block_counts_lease<Mem>(space, blocks);
+    const auto before = scratch.template view<std::uint64_t>(static_cast<std::size_t>(blocks + 1));
     permutation_view v;
     v.mask = mask;
     v.ones = block_prefix_counts(space, mask, block, before, label);
@@ -139,8 +139,8 @@ struct fixed_tree_view {
     v.n1 = (mask.n + S1 - 1) / S1;
     v.n2 = (v.n1 + S2 - 1) / S2;
     const index_t n1 = v.n1, n2 = v.n2;
-    Kokkos::View<std::uint64_t*, Mem> before(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::before"),
-                                             n1 + 1);
+    auto scratch = block_counts_lease<Mem>(space, n1);
+    const auto before = scratch.template view<std::uint64_t>(static_cast<std::size_t>(n1 + 1));
     v.ones = block_prefix_counts(space, mask, words1, before, label);
     Kokkos::View<layer1_type*, Mem> l1(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::layer1"), n1);
     Kokkos::View<std::uint64_t*, Mem> l2(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::layer2"), n2);
@@ -226,8 +226,8 @@ struct dynamic_tree_view {
       }
     }
     const index_t n1 = v.count[1];
-    Kokkos::View<std::uint64_t*, Mem> before(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::before"),
-                                             n1 + 1);
+    auto scratch = block_counts_lease<Mem>(space, n1);
+    const auto before = scratch.template view<std::uint64_t>(static_cast<std::size_t>(n1 + 1));
     v.ones = block_prefix_counts(space, mask, index_t(1) << (bits1 - 6), before, label);
     Kokkos::View<std::uint16_t*, Mem> l1(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::layer1"), n1);
     Kokkos::View<std::uint64_t*, Mem> upper(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::upper"),

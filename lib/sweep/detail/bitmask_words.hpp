@@ -11,6 +11,7 @@
 #include <sweep/scan.hpp>
 #include <sweep/detail/bitmask_backend.hpp>
 #include <sweep/detail/scan_io.hpp>
+#include <sweep/detail/workspace.hpp>
 
 #include <cstdint>
 
@@ -119,15 +120,26 @@ struct mask_ref {
 /// words: counts(b) = set bits before block b, with counts(n_blocks) = all
 /// of them, which is returned. `counts` has n_blocks + 1 elements. Sweep's
 /// own scan joins the per-block counts.
-template <class ExecSpace, class Mem>
+template <class ExecSpace, class Mem, class Counts>
 index_t block_prefix_counts(const ExecSpace& space, const mask_ref<Mem>& mask, index_t words_per_block,
-                            const Kokkos::View<std::uint64_t*, Mem>& counts, const std::string& label) {
+                            const Counts& counts, const std::string& label) {
   const index_t blocks = static_cast<index_t>(counts.extent(0)) - 1;
   bitmask_for(
       space, label + "::count", blocks + 1, 0, KOKKOS_LAMBDA(const index_t b) {
         counts(b) = b < blocks ? mask.count_words(b * words_per_block, (b + 1) * words_per_block) : 0;
       });
   return static_cast<index_t>(exclusive_scan(label + "::scan", space, counts, counts, std::uint64_t(0)));
+}
+
+/// Room for the `blocks + 1` block counts an index build scans and reads
+/// (they scale with n / block, so they come from the space's workspace and
+/// a repeated build allocates nothing for them). The lease goes back with
+/// `space` pending: the build's kernels may still read the counts.
+template <class Mem, class ExecSpace>
+workspace_lease<Mem> block_counts_lease(const ExecSpace& space, index_t blocks) {
+  workspace_lease<Mem> lease(workspace_lease<Mem>::piece(sizeof(std::uint64_t) * static_cast<std::size_t>(blocks + 1)));
+  lease.release_after(space);
+  return lease;
 }
 
 }  // namespace sweep::detail

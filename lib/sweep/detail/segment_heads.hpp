@@ -145,16 +145,14 @@ KOKKOS_INLINE_FUNCTION index_t upper_bound(const View& offsets, index_t count, i
   return lo;
 }
 
-/// Head bits of n elements from nseg+1 valid offsets: each block of 32*256
-/// elements finds its first offset by binary search and walks on.
-template <class ExecSpace, class OffsetView>
-Kokkos::View<std::uint32_t*, typename ExecSpace::memory_space> offsets_to_bits(const ExecSpace& space,
-                                                                               const OffsetView& offsets,
-                                                                               index_t n, const std::string& label) {
+/// Head bits of n elements from nseg+1 valid offsets, into `words`
+/// ((n + 31) / 32 of them): each block of 32*256 elements finds its first
+/// offset by binary search and walks on.
+template <class ExecSpace, class OffsetView, class WordView>
+void offsets_to_bits(const ExecSpace& space, const OffsetView& offsets, index_t n, const WordView& words,
+                     const std::string& label) {
   const index_t nwords = (n + 31) / 32;
   const index_t nseg = static_cast<index_t>(offsets.extent(0)) - 1;
-  Kokkos::View<std::uint32_t*, typename ExecSpace::memory_space> words(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::head_bits"), nwords);
   constexpr index_t block_words = offset_walk_block / 32;
   const index_t nblocks = (nwords + block_words - 1) / block_words;
   Kokkos::parallel_for(
@@ -175,7 +173,6 @@ Kokkos::View<std::uint32_t*, typename ExecSpace::memory_space> offsets_to_bits(c
         }
         for (index_t w = w0; w < w1; ++w) words(w) = bits[w - w0];
       });
-  return words;
 }
 
 /// ids(i) = the segment (index into offsets) that holds element i.

@@ -6,8 +6,10 @@
 
 #include <sweep/detail/segment_heads.hpp>
 #include <sweep/detail/scan_io.hpp>
+#include <sweep/detail/workspace.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <type_traits>
 
 namespace sweep {
@@ -149,14 +151,28 @@ void check_segments(const ExecSpace& space, const S& s, index_t n, const char* w
     require(len >= n, where, "segment_keys has ", len, " keys but in has ", n, "; it must cover every element");
 }
 
-/// The head functor of a checked representation (offsets: converted to bits).
+/// Where a call keeps the head bits it converts offsets to: (n + 31) / 32
+/// words leased from the space's workspace for the call (a repeated call
+/// allocates nothing), returned with the space pending; empty for the
+/// other representations.
+template <class ExecSpace>
+using head_scratch = std::optional<workspace_lease<typename ExecSpace::memory_space>>;
+
+/// The head functor of a checked representation (offsets: converted to bits
+/// in `scratch`, which must outlive the functor's use).
 template <class ExecSpace, class S>
-auto make_heads(const ExecSpace& space, const S& s, index_t n, const std::string& label) {
+auto make_heads(const ExecSpace& space, const S& s, index_t n, const std::string& label,
+                head_scratch<ExecSpace>& scratch) {
   constexpr int kind = segments_kind<S>::value;
   if constexpr (kind == kind_flags) return flag_heads<decltype(s.flags)>{s.flags};
   else if constexpr (kind == kind_bits) return bit_heads<decltype(s.words)>{s.words};
   else if constexpr (kind == kind_offsets) {
-    auto words = offsets_to_bits(space, s.offsets, n, label);
+    using lease_t = workspace_lease<typename ExecSpace::memory_space>;
+    const auto nwords = static_cast<std::size_t>((n + 31) / 32);
+    scratch.emplace(lease_t::piece(sizeof(std::uint32_t) * nwords));
+    scratch->release_after(space);
+    const auto words = scratch->template view<std::uint32_t>(nwords);
+    offsets_to_bits(space, s.offsets, n, words, label);
     return bit_heads<decltype(words)>{words};
   } else return key_heads<decltype(s.keys)>{s.keys};
 }

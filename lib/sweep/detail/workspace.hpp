@@ -3,13 +3,15 @@
 // demand. A call leases one buffer for its duration, so calls running at
 // the same time (different host threads, different instances) get
 // different buffers; the buffers live until Kokkos::finalize, so repeated
-// calls allocate nothing. Only what scales with n / tile is kept this way
-// (the look-back tile states, the tiled and chunked scans' tile totals,
-// the totals the look-back, tiled, chunked and sequential scans return,
-// radix sort's digit counts); n-sized
-// temporaries (radix sort's keys and values, the classic scans' trees) are
-// still allocated per call, so a large sort does not pin its memory for the
-// rest of the run.
+// calls allocate nothing. Only what is small next to the data is kept this
+// way: what scales with n / tile (the look-back tile states, the tiled and
+// chunked scans' tile totals, the totals the look-back, tiled, chunked and
+// sequential scans return, radix sort's digit counts, the per-block set-bit
+// counts a bitmask index build scans) and the head bits segment offsets
+// convert to (n / 8 bytes). n-sized temporaries (radix sort's keys and
+// values, the classic scans' trees, a segmented reduction's list of
+// non-empty segments) are still allocated per call, so a large sort does
+// not pin its memory for the rest of the run.
 //
 // A lease may be returned while kernels that use it are still queued (a
 // call that writes its total to a device View and does not fence, or one
