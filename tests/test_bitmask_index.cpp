@@ -3,6 +3,7 @@
 // view, over densities from empty to full, uniform and clustered masks,
 // n_bits not a multiple of 32, and 1-, 4-, 8- and 12-byte elements.
 #include "bitmask_reference.hpp"
+#include "workspace_leases.hpp"
 
 #include <sweep/bitmask_index.hpp>
 
@@ -259,31 +260,15 @@ TEST_CASE_TEMPLATE("the README's bitmask example runs as written", Space, SWEEP_
 
 TEST_CASE_TEMPLATE("index builds take their block counts from the workspace and reuse it", Space, SWEEP_TEST_SPACES) {
   using Mem = typename Space::memory_space;
-  using pool = sweep::detail::workspace_pool<Mem>;
   namespace bm = sweep::bitmask;
   Space space;
   const std::int64_t n = (std::int64_t(1) << 20) + 5;
   // The leases of one scan of block counts (every encoding here has fewer
   // than 4096 blocks at this n, so each scans them the same way).
   Kokkos::View<std::uint64_t*, Mem> counts("counts", 600);
-  // Runs `call`; when `steady`, checks it allocated nothing and left
-  // nothing pending. Returns the leases it took.
-  const auto leases_of = [&](const auto& call, bool steady) {
-    space.fence();
-    pool::get().settle();
-    const auto before = pool::get().footprint();
-    call();
-    space.fence();
-    pool::get().settle();
-    auto after = pool::get().footprint();
-    const auto leases = after.leases - before.leases;
-    after.leases = before.leases;
-    if (steady) CHECK(after == before);
-    return leases;
-  };
   const auto scan = [&] { sweep::exclusive_scan(space, counts, counts, std::uint64_t(0)); };
-  leases_of(scan, false);
-  const auto per_scan = leases_of(scan, true);
+  workspace_leases(space, scan, false);
+  const auto per_scan = workspace_leases(space, scan, true);
   // Sparse and dense rank_select layouts, and every tree.
   for (double p : {0.001, 0.5}) {
     const auto m = uniform_mask(n, p, 12);
@@ -302,11 +287,11 @@ TEST_CASE_TEMPLATE("index builds take their block counts from the workspace and 
       build(bm::dynamic_exclusive{});
       build(bm::rank_select{});
     };
-    leases_of(build_all, false);  // grows the pool if it must
+    workspace_leases(space, build_all, false);  // grows the pool if it must
     // Each build leases its counts once and scans them (rank_select twice
     // when the sparse layout is tried and not taken); the second round
     // allocates nothing.
     const std::size_t builds = p < 0.01 ? 5 : 6;
-    CHECK(leases_of(build_all, true) == builds * (1 + per_scan));
+    CHECK(workspace_leases(space, build_all, true) == builds * (1 + per_scan));
   }
 }

@@ -2,6 +2,7 @@
 // direction and kind against the sequential reference, over segment
 // layouts from all-length-1 to one segment; conversions and bad input.
 #include "segmented_reference.hpp"
+#include "workspace_leases.hpp"
 
 using namespace sweep_test;
 
@@ -229,7 +230,6 @@ TEST_CASE_TEMPLATE("the README's segmented-scan example runs as written", Space,
 
 TEST_CASE_TEMPLATE("offsets convert to head bits in the workspace, reused across calls", Space, SWEEP_TEST_SPACES) {
   using Mem = typename Space::memory_space;
-  using pool = sweep::detail::workspace_pool<Mem>;
   Space space;
   const std::size_t n = 100003;
   const auto l = random_layout(n, 8.0, 31);
@@ -242,21 +242,11 @@ TEST_CASE_TEMPLATE("offsets convert to head bits in the workspace, reused across
   reference_segmented_scan(x, l.heads(), want, std::int32_t(0), false, false, sweep::plus<std::int32_t>{});
   const auto offsets = sweep::segment_offsets(reps.offsets);
   const auto bits = sweep::head_bits(reps.words, sweep::index_t(n));
-  // Runs `call` twice and returns the leases of the second run, which must
-  // allocate nothing and leave nothing pending.
+  // Leases of a second run, which allocates nothing and leaves nothing
+  // pending.
   const auto steady_leases = [&](const auto& call) {
     call();
-    space.fence();
-    pool::get().settle();
-    const auto before = pool::get().footprint();
-    call();
-    space.fence();
-    pool::get().settle();
-    auto after = pool::get().footprint();
-    const auto leases = after.leases - before.leases;
-    after.leases = before.leases;
-    CHECK(after == before);
-    return leases;
+    return workspace_leases(space, call, true);
   };
   // Offsets lease one buffer more than the same heads given as bits: the
   // converted bits.

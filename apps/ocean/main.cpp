@@ -162,19 +162,12 @@ int run(const run_options& o, sweep_apps::console_options co) {
   return run(model, o, true, out);
 }
 
-/// This process's rank and the rank count (0 and 1 without MPI).
-std::array<int, 2> rank_and_ranks() {
-  std::array<int, 2> r{0, 1};
 #ifdef SWEEP_OCEAN_MPI
-  int started = 0;
-  MPI_Initialized(&started);
-  if (started) {
-    MPI_Comm_rank(MPI_COMM_WORLD, &r[0]);
-    MPI_Comm_size(MPI_COMM_WORLD, &r[1]);
-  }
+using sweep_apps::rank_and_ranks;
+#else
+/// Without MPI: rank 0 of 1.
+std::array<int, 2> rank_and_ranks() { return {0, 1}; }
 #endif
-  return r;
-}
 
 }  // namespace
 

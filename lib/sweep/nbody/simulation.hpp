@@ -93,6 +93,17 @@ struct diagnostics_sums {
   }
 };
 
+/// Seconds `f` takes, its work on `space` included (fenced before and
+/// after): the phase times of a step.
+template <class ExecSpace, class F>
+double fenced_seconds(const ExecSpace& space, F&& f) {
+  space.fence();
+  const auto t0 = std::chrono::steady_clock::now();
+  f();
+  space.fence();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 }  // namespace detail
 
 /// v += a h.
@@ -193,11 +204,7 @@ class simulation {
 
   template <class F>
   double timed(F&& f) {
-    m_space.fence();
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    m_space.fence();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return detail::fenced_seconds(m_space, f);
   }
 
   void forces(phase_times& t) {

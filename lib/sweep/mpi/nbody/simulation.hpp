@@ -49,7 +49,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <chrono>
 #include <climits>
 #include <cmath>
 #include <cstdint>
@@ -286,11 +285,7 @@ class simulation {
 
   template <class F>
   double timed(F&& f) {
-    m_space.fence();
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    m_space.fence();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return nb::detail::fenced_seconds(m_space, f);
   }
 
   void forces(phase_times& t) {
