@@ -17,6 +17,7 @@
 // and angular momentum.
 #pragma once
 
+#include <sweep/detail/timing.hpp>
 #include <sweep/nbody/bodies.hpp>
 #include <sweep/nbody/gravity.hpp>
 #include <sweep/nbody/octree.hpp>
@@ -24,7 +25,6 @@
 
 #include <Kokkos_Core.hpp>
 
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -92,17 +92,6 @@ struct diagnostics_sums {
     s[8] += m;
   }
 };
-
-/// Seconds `f` takes, its work on `space` included (fenced before and
-/// after): the phase times of a step.
-template <class ExecSpace, class F>
-double fenced_seconds(const ExecSpace& space, F&& f) {
-  space.fence();
-  const auto t0 = std::chrono::steady_clock::now();
-  f();
-  space.fence();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 }  // namespace detail
 
@@ -204,7 +193,7 @@ class simulation {
 
   template <class F>
   double timed(F&& f) {
-    return detail::fenced_seconds(m_space, f);
+    return sweep::detail::fenced_seconds(m_space, f);
   }
 
   void forces(phase_times& t) {

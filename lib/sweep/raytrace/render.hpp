@@ -15,12 +15,12 @@
 // so an image is the same on every backend and in every mode.
 #pragma once
 
+#include <sweep/detail/timing.hpp>
 #include <sweep/raytrace/bvh.hpp>
 #include <sweep/raytrace/traverse.hpp>
 
 #include <Kokkos_Core.hpp>
 
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -120,15 +120,6 @@ KOKKOS_INLINE_FUNCTION vec3f facing_normal(const Kokkos::View<const vec3f*, Mem>
   vec3f n = normalize(cross(b - a, c - a));
   if (dot(n, dir) > 0) n = -1.0f * n;
   return n;
-}
-
-template <class ExecSpace, class F>
-double fenced_seconds(const ExecSpace& space, F&& f) {
-  space.fence();
-  const auto t0 = std::chrono::steady_clock::now();
-  f();
-  space.fence();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 template <class ExecSpace, class Rays>
@@ -271,20 +262,20 @@ render_result render(const ExecSpace& space, const bvh<ExecSpace>& tree, const c
   const index_t n = index_t(primary.extent(0));
   Kokkos::View<hit*, Mem> hits("sweep::raytrace::hits", n);
   out.primary.rays = detail::enabled_rays(space, primary);
-  out.primary.seconds = detail::fenced_seconds(space, [&] { out.primary.stats = intersect(space, tree, primary, hits, o.trace); });
+  out.primary.seconds = sweep::detail::fenced_seconds(space, [&] { out.primary.stats = intersect(space, tree, primary, hits, o.trace); });
   Kokkos::View<int*, Mem> shadowed("sweep::raytrace::shadowed", o.shadows ? n : 0);
   ray_view<Mem> shadows;
   if (o.shadows) {
     shadows = shadow_rays(space, tree, primary, hits, light);
     out.shadow.rays = detail::enabled_rays(space, shadows);
-    out.shadow.seconds = detail::fenced_seconds(space, [&] { out.shadow.stats = occluded(space, tree, shadows, shadowed, o.trace); });
+    out.shadow.seconds = sweep::detail::fenced_seconds(space, [&] { out.shadow.stats = occluded(space, tree, shadows, shadowed, o.trace); });
   }
   const int ao = o.ao_samples;
   Kokkos::View<int*, Mem> blocked("sweep::raytrace::blocked", ao > 0 ? n * ao : 0);
   if (ao > 0) {
     const auto bounces = diffuse_rays(space, tree, primary, hits, ao, radius);
     out.diffuse.rays = detail::enabled_rays(space, bounces);
-    out.diffuse.seconds = detail::fenced_seconds(space, [&] { out.diffuse.stats = occluded(space, tree, bounces, blocked, o.trace); });
+    out.diffuse.seconds = sweep::detail::fenced_seconds(space, [&] { out.diffuse.stats = occluded(space, tree, bounces, blocked, o.trace); });
   }
   // Shade: every pixel averages its samples.
   const auto tl = detail::make_tiling(o.width, o.height, o.samples, resolved_packet_size<ExecSpace>(o.trace));

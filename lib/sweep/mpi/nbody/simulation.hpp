@@ -285,7 +285,7 @@ class simulation {
 
   template <class F>
   double timed(F&& f) {
-    return nb::detail::fenced_seconds(m_space, f);
+    return sweep::detail::fenced_seconds(m_space, f);
   }
 
   void forces(phase_times& t) {
