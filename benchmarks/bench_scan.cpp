@@ -1,4 +1,5 @@
-// bench_scan: inclusive scans of N elements, rows scan/<impl>/<type>/<log2n>.
+// bench_scan: inclusive scans of N elements, rows scan/<impl>/<type>/<log2n>
+// for int32, int64, float and double.
 // Traffic model: 2N*sizeof(T) (read N, write N), the same as `copy`, so
 // bytes_per_second compares directly with the copy ceiling.
 //
@@ -139,5 +140,7 @@ void register_type(int lo, int hi) {
 void sweep_bench::register_suite() {
   const int lo = log2n_min(20), hi = log2n_max(26);
   register_type<std::int32_t>(lo, hi);
+  register_type<std::int64_t>(lo, hi);
+  register_type<float>(lo, hi);
   register_type<double>(lo, hi);
 }

@@ -6,6 +6,7 @@
 #include <sweep/detail/merge_runs.hpp>
 
 #include "test_support.hpp"
+#include "workspace_leases.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -68,6 +69,33 @@ void check_sorted(std::size_t n, int kind, int end_bit = 0) {
 }
 
 }  // namespace
+
+TEST_CASE_TEMPLATE("sort_by_key's small temporaries come from the workspace: a repeated sort grows nothing", Space,
+                   SWEEP_TEST_SPACES) {
+  using Mem = typename Space::memory_space;
+  Space space;
+  const std::int64_t n = 100000;
+  const auto keys = make_keys<std::uint32_t>(static_cast<std::size_t>(n), 0, 77);  // every digit varies: 4 passes
+  auto host_keys = Kokkos::View<const std::uint32_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(keys.data(), keys.size());
+  Kokkos::View<std::uint32_t*, Mem> dk("keys", n);
+  Kokkos::View<double*, Mem> dv("values", n);
+  const auto sort = [&] {
+    Kokkos::deep_copy(space, dk, host_keys);
+    sweep::sort_by_key(space, dk, dv);
+  };
+  workspace_leases(space, sort, false);
+  // Once: the count table; per pass: the count table's exclusive scan, and
+  // on host spaces the scatter's staging buffers.
+  const std::int64_t block = sweep::tuning<Space>::sort::block_keys(space, n);
+  Kokkos::View<sweep::index_t*, Mem> counts("counts", (n + block - 1) / block * 256);
+  const auto scan = [&] { sweep::exclusive_scan(space, counts, counts, sweep::index_t(0)); };
+  workspace_leases(space, scan, false);
+  const std::size_t per_scan = workspace_leases(space, scan, true);
+  const std::size_t staging = sweep::detail::is_host_space_v<Space> ? 1 : 0;
+  CHECK(workspace_leases(space, sort, true) == 1 + 4 * (per_scan + staging));
+  const auto got = to_host(dk);
+  CHECK(std::is_sorted(got.begin(), got.end()));
+}
 
 TEST_CASE_TEMPLATE("radix sort equals std::stable_sort (uint32 and uint64 keys)", Space, SWEEP_TEST_SPACES) {
   for (std::size_t n : {0ul, 1ul, 2ul, 31ul, 33ul, 1000ul, 4097ul, sweep_test::scaled(1ul << 20, 1ul << 16) + 3})

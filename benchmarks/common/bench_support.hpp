@@ -38,6 +38,7 @@ template <> inline const char* type_name<std::int8_t>() { return "int8"; }
 template <> inline const char* type_name<std::int32_t>() { return "int32"; }
 template <> inline const char* type_name<std::int64_t>() { return "int64"; }
 template <> inline const char* type_name<std::uint32_t>() { return "uint32"; }
+template <> inline const char* type_name<std::uint64_t>() { return "uint64"; }
 template <> inline const char* type_name<float>() { return "float"; }
 template <> inline const char* type_name<double>() { return "double"; }
 

@@ -14,7 +14,10 @@
 // (Morton codes of clustered points, or small keys in 64-bit words, take
 // fewer passes). Per pass: per-block digit counts, one exclusive scan of
 // the digit-major count table, a stable scatter. Traffic per pass: read
-// keys + values twice, write them once, plus the count table.
+// keys + values twice, write them once, plus the count table. The count
+// table and (on host spaces) the scatter's staging buffers come from the
+// space's workspace; the second key and value buffers are allocated per
+// call.
 //
 // Errors: values shorter or longer than keys, overlapping keys and values ->
 // std::invalid_argument naming both extents, nothing written. Key types
