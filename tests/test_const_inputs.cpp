@@ -72,7 +72,8 @@ TEST_CASE_TEMPLATE("scans read Views of const", Space, SWEEP_TEST_SPACES) {
   const auto in = as_const<Space>(to_device<Space>(x, "in"));
   Kokkos::View<std::int32_t*, Mem> out("out", n);
   for (const auto& entry : sweep::scan_algorithms) {
-    CAPTURE(entry.name);
+    const std::string algorithm_name = entry.name;
+    CAPTURE(algorithm_name);
     sweep::scan_options opt;
     opt.algorithm = entry.id;
     std::vector<std::int32_t> want(x.size());

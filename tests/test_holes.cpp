@@ -134,7 +134,8 @@ TEST_CASE_TEMPLATE("automatic switches from sequential to single_pass at the hos
   }
   for (const auto& entry : sweep::scan_algorithms)
     if (entry.id != scan_algorithm::automatic) {
-      CAPTURE(entry.name);
+      const std::string algorithm_name = entry.name;
+      CAPTURE(algorithm_name);
       CHECK(sweep::resolve_scan_algorithm<Space>(entry.id, 5) == entry.id);
     }
 }

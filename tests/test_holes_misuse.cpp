@@ -72,7 +72,8 @@ TEST_CASE_TEMPLATE("segmented scans with short or overlapping output are refused
   views.add("words", reps.words);
   views.add("keys", reps.keys);
   for (const auto& entry : sweep::scan_algorithms) {
-    CAPTURE(entry.name);
+    const std::string algorithm_name = entry.name;
+    CAPTURE(algorithm_name);
     sweep::scan_options opt;
     opt.algorithm = entry.id;
     for (bool backward : {false, true}) {

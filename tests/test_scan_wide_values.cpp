@@ -69,7 +69,8 @@ void check_wide(std::int64_t n) {
   const auto in = sweep_test::to_device<Space>(x, "in");
   Kokkos::View<R*, Mem> out("out", n);
   for (const auto& entry : sweep::scan_algorithms) {
-    CAPTURE(entry.name);
+    const std::string algorithm_name = entry.name;
+    CAPTURE(algorithm_name);
     sweep::scan_options opt;
     opt.algorithm = entry.id;
     const R total = sweep::inclusive_scan(Space(), in, out, op, opt);
@@ -91,7 +92,8 @@ void check_wide(std::int64_t n) {
   const auto heads = sweep_test::to_device<Space>(flags, "flags");
   for (const auto& entry : sweep::scan_algorithms) {
     if (!sweep::runs_segmented(entry.id)) continue;
-    CAPTURE(entry.name);
+    const std::string algorithm_name = entry.name;
+    CAPTURE(algorithm_name);
     sweep::scan_options opt;
     opt.algorithm = entry.id;
     sweep::segmented_inclusive_scan(Space(), in, sweep::head_flags(heads), out, op, opt);

@@ -38,11 +38,22 @@ Kokkos::View<T*, typename ExecSpace::memory_space> to_device(const std::vector<T
   return v;
 }
 
-/// The elements of any rank-1 View, copied to the host.
+/// The elements of any rank-1 View, copied to the host. A strided View
+/// the host cannot read is first gathered into a dense one in its own
+/// memory space (Kokkos copies between spaces only dense spans).
 template <class View>
 std::vector<typename View::non_const_value_type> to_host(const View& v) {
+  using T = typename View::non_const_value_type;
+  using Mem = typename View::memory_space;
+  std::vector<T> out(v.extent(0));
+  if constexpr (!Kokkos::SpaceAccessibility<Kokkos::HostSpace, Mem>::accessible) {
+    if (!v.span_is_contiguous()) {
+      Kokkos::View<T*, Mem> dense(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("dense")), v.extent(0));
+      Kokkos::deep_copy(dense, v);
+      return to_host(dense);
+    }
+  }
   auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
-  std::vector<typename View::non_const_value_type> out(v.extent(0));
   for (std::size_t i = 0; i < out.size(); ++i) out[i] = host(i);
   return out;
 }

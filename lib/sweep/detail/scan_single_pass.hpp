@@ -38,10 +38,13 @@ T scan_single_pass(const ExecSpace& space, const IO& io, const T& init, bool exc
   using IndexScratch = Kokkos::View<index_t*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   const index_t n = io.n;
   const index_t nchunks = (n + chunk - 1) / chunk;
-  constexpr int team_size = tuning<ExecSpace>::scan::team_size;
-  const auto net = make_partials_network<ExecSpace, team_size>();
-  const std::size_t scratch =
-      Scratch::shmem_size(team_scan_scratch_elems<T>(team_size) + 1) + IndexScratch::shmem_size(1);
+  constexpr int tuned = tuning<ExecSpace>::scan::team_size;
+  const auto scratch_bytes = [](int ts) {
+    return Scratch::shmem_size(team_scan_scratch_elems<T>(ts) + 1) + IndexScratch::shmem_size(1);
+  };
+  const int team_size = fitted_team_size<ExecSpace>(tuned, scratch_bytes, "sweep scan (single_pass)");
+  const auto net = make_partials_network<ExecSpace, tuned>(team_size);
+  const std::size_t scratch = scratch_bytes(team_size);
 
   look_back_storage<T, Mem> storage(space, nchunks);
   const look_back_tiles<T> tiles = storage.tiles();

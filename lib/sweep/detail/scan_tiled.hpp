@@ -20,9 +20,11 @@ T scan_tiled_level(const ExecSpace& space, const IO& io, const T& init, bool exc
   using Scratch = Kokkos::View<T*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   const index_t n = io.n;
   const index_t ntiles = (n + tile - 1) / tile;
-  constexpr int team_size = tuning<ExecSpace>::scan::team_size;
-  const auto net = make_partials_network<ExecSpace, team_size>();
-  const std::size_t scratch = Scratch::shmem_size(team_scan_scratch_elems<T>(team_size));
+  constexpr int tuned = tuning<ExecSpace>::scan::team_size;
+  const auto scratch_bytes = [](int ts) { return Scratch::shmem_size(team_scan_scratch_elems<T>(ts)); };
+  const int team_size = fitted_team_size<ExecSpace>(tuned, scratch_bytes, "sweep scan (tiled)");
+  const auto net = make_partials_network<ExecSpace, tuned>(team_size);
+  const std::size_t scratch = scratch_bytes(team_size);
   // A single tile starts from init and is the whole answer; otherwise tiles
   // start from the identity and are corrected by the propagation pass.
   const bool single = ntiles == 1;

@@ -92,12 +92,31 @@ using team_network_t =
     std::conditional_t<(TeamSize > 1), network_view<typename ExecSpace::memory_space>, no_network>;
 
 template <class ExecSpace, int TeamSize>
-team_network_t<ExecSpace, TeamSize> make_partials_network() {
+team_network_t<ExecSpace, TeamSize> make_partials_network(int team_size = TeamSize) {
   if constexpr (TeamSize > 1) {
-    return uploaded_team_network<ExecSpace>(TeamSize);
+    return uploaded_team_network<ExecSpace>(team_size);
   } else {
+    (void)team_size;
     return {};
   }
+}
+
+/// The team size of a portable scan kernel of ExecSpace: `tuned`, halved
+/// while a team's level-0 scratch, scratch_bytes(team size), is more than
+/// the space lets a team take (TeamPolicy::scratch_size_max(0): 40 KiB on
+/// CUDA), so wide values run with smaller teams. Throws
+/// std::invalid_argument when even one thread's does not fit. One-thread
+/// teams (host spaces) are left alone: their scratch is ordinary memory.
+template <class ExecSpace, class ScratchBytes>
+int fitted_team_size(int tuned, const ScratchBytes& scratch_bytes, const char* what) {
+  if (tuned <= 1) return tuned;
+  const auto limit = static_cast<std::size_t>(Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0));
+  int ts = tuned;
+  while (ts > 1 && scratch_bytes(ts) > limit) ts /= 2;
+  require(scratch_bytes(ts) <= limit, what, "a team scan of this value type needs ", scratch_bytes(ts),
+          " bytes of team scratch; ", ExecSpace::name(), " gives a team at most ", limit,
+          " (the blelloch algorithm scans any value size)");
+  return ts;
 }
 
 /// Turns parts[0..nt) into exclusive prefixes with parts[nt] the total.

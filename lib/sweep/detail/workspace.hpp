@@ -6,7 +6,8 @@
 // calls allocate nothing. Only what is small next to the data is kept this
 // way: what scales with n / tile (the look-back tile states, the tiled and
 // chunked scans' tile totals, the totals the look-back, tiled, chunked and
-// sequential scans return, radix sort's digit counts, the per-block set-bit
+// sequential scans return, radix sort's digit counts and its host scatter's
+// staging buffers (a few KiB per thread), the per-block set-bit
 // counts a bitmask index build scans) and the head bits segment offsets
 // convert to (n / 8 bytes). n-sized temporaries (radix sort's keys and
 // values, the classic scans' trees, a segmented reduction's list of
@@ -15,8 +16,9 @@
 //
 // A lease may be returned while kernels that use it are still queued (a
 // call that writes its total to a device View and does not fence, or one
-// that failed after queueing work): it is returned with its instance, and
-// whoever leases that buffer next fences that instance first. A new lease
+// that failed after queueing work): it is returned pending, and whoever
+// leases that buffer next fences first (Kokkos::fence(): the caller's
+// instance may be gone by then, its stream destroyed). A new lease
 // prefers a buffer with nothing pending, and the pool adds buffers (up to
 // max_buffers) before it fences one, so calls queued back to back on one
 // stream do not wait for each other.
@@ -220,10 +222,13 @@ class workspace_lease {
   }
 
   /// Work queued on `space` may use the lease: unless settled() is called
-  /// (after a fence of `space`), the next user fences `space` first.
+  /// (after a fence of `space`), the next user fences first. That fence is
+  /// Kokkos::fence() (every instance), not a fence of a kept copy of
+  /// `space`: the instance may be built on a stream its owner destroys
+  /// before the buffer is leased again or the pool is emptied at finalize.
   template <class ExecSpace>
-  void release_after(const ExecSpace& space) {
-    pending_ = [space] { space.fence(); };
+  void release_after(const ExecSpace&) {
+    pending_ = [] { Kokkos::fence(); };
   }
 
   /// The queued work is known to be done (the caller fenced its instance).

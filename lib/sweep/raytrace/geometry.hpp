@@ -11,7 +11,11 @@
 // hits exactly one side. The hit distance is T / det, compared with the
 // ray's interval after the division, so a (ray, triangle) pair gives the
 // same t whatever the traversal and whatever it found before: closest hits
-// are order independent (ties go to the lower primitive id).
+// are order independent (ties go to the lower primitive id). Products are
+// rounded on their own on every backend (detail::mul and friends: nvcc
+// would otherwise fuse a * b + c into one FMA), so the edge functions keep
+// the antisymmetry the watertight test needs and a GPU finds the host's
+// hits bit for bit.
 #pragma once
 
 #include <sweep/core.hpp>
@@ -22,6 +26,40 @@
 
 namespace sweep::raytrace {
 
+namespace detail {
+/// a * b, a + b, a - b, each rounded once and never contracted with a
+/// neighbouring operation into a fused multiply-add.
+KOKKOS_FORCEINLINE_FUNCTION float mul(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+KOKKOS_FORCEINLINE_FUNCTION float add(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fadd_rn(a, b);
+#else
+  return a + b;
+#endif
+}
+KOKKOS_FORCEINLINE_FUNCTION float sub(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fsub_rn(a, b);
+#else
+  return a - b;
+#endif
+}
+/// a * b - c * d in double, products rounded on their own.
+KOKKOS_FORCEINLINE_FUNCTION double difference_of_products(double a, double b, double c, double d) {
+#if defined(__CUDA_ARCH__)
+  return __dsub_rn(__dmul_rn(a, b), __dmul_rn(c, d));
+#else
+  return a * b - c * d;
+#endif
+}
+}  // namespace detail
+
 struct vec3f {
   float x = 0, y = 0, z = 0;
   KOKKOS_INLINE_FUNCTION float operator[](int k) const { return k == 0 ? x : (k == 1 ? y : z); }
@@ -30,9 +68,13 @@ struct vec3f {
 KOKKOS_INLINE_FUNCTION vec3f operator+(vec3f a, vec3f b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
 KOKKOS_INLINE_FUNCTION vec3f operator-(vec3f a, vec3f b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
 KOKKOS_INLINE_FUNCTION vec3f operator*(float s, vec3f a) { return {s * a.x, s * a.y, s * a.z}; }
-KOKKOS_INLINE_FUNCTION float dot(vec3f a, vec3f b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+KOKKOS_INLINE_FUNCTION float dot(vec3f a, vec3f b) {
+  using detail::add, detail::mul;
+  return add(add(mul(a.x, b.x), mul(a.y, b.y)), mul(a.z, b.z));
+}
 KOKKOS_INLINE_FUNCTION vec3f cross(vec3f a, vec3f b) {
-  return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
+  using detail::mul, detail::sub;
+  return {sub(mul(a.y, b.z), mul(a.z, b.y)), sub(mul(a.z, b.x), mul(a.x, b.z)), sub(mul(a.x, b.y), mul(a.y, b.x))};
 }
 KOKKOS_INLINE_FUNCTION vec3f normalize(vec3f a) {
   const float l = static_cast<float>(sweep::detail::square_root(double(dot(a, a))));
@@ -164,16 +206,17 @@ KOKKOS_INLINE_FUNCTION float intersect_triangle(const ray_setup& r, const triang
   const float ax = dot(r.sx, A), ay = dot(r.sy, A);
   const float bx = dot(r.sx, B), by = dot(r.sy, B);
   const float cx = dot(r.sx, C), cy = dot(r.sy, C);
-  float U = cx * by - cy * bx, V = ax * cy - ay * cx, W = bx * ay - by * ax;
+  using detail::add, detail::mul, detail::sub;
+  float U = sub(mul(cx, by), mul(cy, bx)), V = sub(mul(ax, cy), mul(ay, cx)), W = sub(mul(bx, ay), mul(by, ax));
   if (U == 0.0f || V == 0.0f || W == 0.0f) {
-    U = float(double(cx) * double(by) - double(cy) * double(bx));
-    V = float(double(ax) * double(cy) - double(ay) * double(cx));
-    W = float(double(bx) * double(ay) - double(by) * double(ax));
+    U = float(detail::difference_of_products(cx, by, cy, bx));
+    V = float(detail::difference_of_products(ax, cy, ay, cx));
+    W = float(detail::difference_of_products(bx, ay, by, ax));
   }
   if ((U < 0 || V < 0 || W < 0) && (U > 0 || V > 0 || W > 0)) return __builtin_huge_valf();
   const float det = U + V + W;
   if (det == 0.0f) return __builtin_huge_valf();
-  const float T = U * dot(r.sz, A) + V * dot(r.sz, B) + W * dot(r.sz, C);
+  const float T = add(add(mul(U, dot(r.sz, A)), mul(V, dot(r.sz, B))), mul(W, dot(r.sz, C)));
   const float inv = 1.0f / det;
   const float t = T * inv;
   if (!(t >= r.tmin && t <= tmax)) return __builtin_huge_valf();
