@@ -87,7 +87,7 @@ TEST_CASE_TEMPLATE("sort_by_key's small temporaries come from the workspace: a r
   // Once: the count table; per pass: the count table's exclusive scan, and
   // on host spaces the scatter's staging buffers.
   const std::int64_t block = sweep::tuning<Space>::sort::block_keys(space, n);
-  Kokkos::View<sweep::index_t*, Mem> counts("counts", (n + block - 1) / block * 256);
+  Kokkos::View<sweep::index_t*, Mem> counts("counts", (n + block - 1) / block * sweep::detail::radix_digits::buckets);
   const auto scan = [&] { sweep::exclusive_scan(space, counts, counts, sweep::index_t(0)); };
   workspace_leases(space, scan, false);
   const std::size_t per_scan = workspace_leases(space, scan, true);

@@ -45,7 +45,6 @@ template <class View>
 std::vector<typename View::non_const_value_type> to_host(const View& v) {
   using T = typename View::non_const_value_type;
   using Mem = typename View::memory_space;
-  std::vector<T> out(v.extent(0));
   if constexpr (!Kokkos::SpaceAccessibility<Kokkos::HostSpace, Mem>::accessible) {
     if (!v.span_is_contiguous()) {
       Kokkos::View<T*, Mem> dense(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("dense")), v.extent(0));
@@ -54,6 +53,7 @@ std::vector<typename View::non_const_value_type> to_host(const View& v) {
     }
   }
   auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+  std::vector<T> out(v.extent(0));
   for (std::size_t i = 0; i < out.size(); ++i) out[i] = host(i);
   return out;
 }
