@@ -1,7 +1,11 @@
 // bench_scan: inclusive scans of N elements, rows scan/<impl>/<type>/<log2n>
 // for int32, int64, float and double.
 // Traffic model: 2N*sizeof(T) (read N, write N), the same as `copy`, so
-// bytes_per_second compares directly with the copy ceiling.
+// bytes_per_second compares directly with the copy ceiling. The Sweep rows
+// and the host peers also report `x_copy_paired`: the median over 7 pairs
+// of (streaming copy of the same bytes, then the scan) of copy time / scan
+// time, so the ratio holds on a machine whose bandwidth drifts between
+// rows.
 //
 // impl: copy, sweep_<algorithm> for every scan_algorithm,
 // kokkos_parallel_scan, kokkoskernels_prefix_sum (in place on a fresh copy,
@@ -36,7 +40,9 @@ void bench_sweep(benchmark::State& state, int log2n, sweep::scan_algorithm algo)
   Space space;
   sweep::scan_options opt;
   opt.algorithm = algo;
-  run_timed(state, space, 2.0 * n * sizeof(T), [&] { sweep::inclusive_scan(space, b.in, b.out, opt); });
+  const auto scan = [&] { sweep::inclusive_scan(space, b.in, b.out, opt); };
+  run_timed(state, space, 2.0 * n * sizeof(T), scan);
+  state.counters["x_copy_paired"] = paired_copy_ratio(space, b.in.data(), b.out.data(), n * sizeof(T), scan);
 }
 
 template <class T>
@@ -46,14 +52,16 @@ void bench_kokkos_parallel_scan(benchmark::State& state, int log2n) {
   Space space;
   auto in = b.in;
   auto out = b.out;
-  run_timed(state, space, 2.0 * n * sizeof(T), [&] {
+  const auto body = [&] {
     Kokkos::parallel_scan(
         "kokkos_parallel_scan", Kokkos::RangePolicy<Space>(space, 0, n),
         KOKKOS_LAMBDA(const std::int64_t i, T& update, const bool final) {
           update += in(i);
           if (final) out(i) = update;
         });
-  });
+  };
+  run_timed(state, space, 2.0 * n * sizeof(T), body);
+  state.counters["x_copy_paired"] = paired_copy_ratio(space, in.data(), out.data(), n * sizeof(T), body);
 }
 
 #if defined(SWEEP_BENCH_HAVE_KOKKOSKERNELS)
@@ -76,7 +84,9 @@ void bench_host_peer(benchmark::State& state, int log2n, Scan scan) {
   const std::int64_t n = std::int64_t(1) << log2n;
   buffers<T> b(n);
   Space space;
-  run_timed(state, space, 2.0 * n * sizeof(T), [&] { scan(b.in.data(), b.in.data() + n, b.out.data()); });
+  const auto body = [&] { scan(b.in.data(), b.in.data() + n, b.out.data()); };
+  run_timed(state, space, 2.0 * n * sizeof(T), body);
+  state.counters["x_copy_paired"] = paired_copy_ratio(space, b.in.data(), b.out.data(), n * sizeof(T), body);
 }
 
 #if defined(KOKKOS_ENABLE_CUDA)

@@ -14,11 +14,13 @@
 #include <benchmark/benchmark.h>
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <string>
 #include <utility>
+#include <vector>
 
 #if defined(__SSE2__) && !defined(__CUDACC__)
 #include <emmintrin.h>
@@ -179,6 +181,50 @@ void bench_copy_streaming_n(benchmark::State& state, std::int64_t n) {
           copy_streaming_bytes(src, dst, lo, hi);
         });
   });
+}
+
+/// A parallel copy of `bytes` from `src` to `dst` on `space`, with
+/// streaming stores where the host has them (bench_copy_streaming_n's),
+/// ordinary ones elsewhere.
+template <class ExecSpace>
+void copy_best_bytes(const ExecSpace& space, const char* src, char* dst, std::int64_t bytes) {
+  if constexpr (has_streaming_copy) {
+    const int parts = space.concurrency();
+    Kokkos::parallel_for(
+        "sweep::bench::copy_streaming", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, parts),
+        [=](const int p) {
+          const std::int64_t lo = (bytes * p / parts) & ~std::int64_t(63);
+          const std::int64_t hi = p + 1 == parts ? bytes : (bytes * (p + 1) / parts) & ~std::int64_t(63);
+          copy_streaming_bytes(src, dst, lo, hi);
+        });
+  } else {
+    Kokkos::parallel_for(
+        "sweep::bench::copy", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(space, 0, bytes),
+        KOKKOS_LAMBDA(const std::int64_t i) { dst[i] = src[i]; });
+  }
+}
+
+/// The ceiling timed beside a row, for a machine whose bandwidth drifts
+/// between runs and within one: 7 pairs of (copy_best_bytes of `bytes`
+/// from `src` to `dst`, then `body`), each timed between fences; returns
+/// the median over the pairs of copy time / body time (1.0: the body runs
+/// at the copy's speed). `body` may overwrite dst.
+template <class ExecSpace, class Body>
+double paired_copy_ratio(const ExecSpace& space, const void* src, void* dst, std::int64_t bytes, Body&& body) {
+  std::vector<double> ratio;
+  for (int pair = 0; pair < 7; ++pair) {
+    space.fence();
+    const auto t0 = std::chrono::steady_clock::now();
+    copy_best_bytes(space, static_cast<const char*>(src), static_cast<char*>(dst), bytes);
+    space.fence();
+    const auto t1 = std::chrono::steady_clock::now();
+    body();
+    space.fence();
+    const auto t2 = std::chrono::steady_clock::now();
+    ratio.push_back(std::chrono::duration<double>(t1 - t0).count() / std::chrono::duration<double>(t2 - t1).count());
+  }
+  std::sort(ratio.begin(), ratio.end());
+  return ratio[ratio.size() / 2];
 }
 
 /// bench_copy_streaming_n of 2^log2n elements.
