@@ -3,7 +3,11 @@
 // Traffic model: 2N*sizeof(T) (read the values, write the scan), as for
 // `copy` and the plain scan, so bytes_per_second compares directly with
 // both; the segment description (flags N bytes, bits N/8, keys 4N,
-// offsets 8*segments) is not counted.
+// offsets 8*segments) is not counted there. The Sweep rows also report
+// `x_plain_per_byte_paired`: the plain scan of the same values timed
+// beside the row (median of 7 pairs of plain scan, then segmented scan),
+// as segmented bytes per second over plain bytes per second with the
+// description counted (1.0: as fast per byte touched as the plain scan).
 //
 // mean_segment_length: 8, 1000 (geometric lengths) and `one` (a single
 // segment). repr: flags, bits, offsets, keys (int32 keys, a new segment
@@ -109,6 +113,18 @@ void with_segments(const segments_data& d, repr r, F&& f) {
   }
 }
 
+/// Bytes of the segment description a scan reads: flags N, bits N/8
+/// (whole words), offsets 8 per segment boundary, keys 4N.
+double descriptor_bytes(const segments_data& d, repr r) {
+  switch (r) {
+    case repr::flags: return double(d.flags.extent(0));
+    case repr::bits: return 4.0 * double(d.words.extent(0));
+    case repr::offsets: return 8.0 * double(d.offsets.extent(0));
+    case repr::keys: return 4.0 * double(d.keys.extent(0));
+  }
+  return 0;
+}
+
 template <class T>
 void bench_sweep(benchmark::State& state, int log2n, int mean, repr r, sweep::scan_algorithm algo) {
   const auto& d = segments_for(log2n, mean);
@@ -117,8 +133,14 @@ void bench_sweep(benchmark::State& state, int log2n, int mean, repr r, sweep::sc
   sweep::scan_options opt;
   opt.algorithm = algo;
   with_segments(d, r, [&](const auto& segments) {
-    run_timed(state, space, 2.0 * d.n * sizeof(T),
-              [&] { sweep::segmented_inclusive_scan(space, b.in, segments, b.out, opt); });
+    const auto scan = [&] { sweep::segmented_inclusive_scan(space, b.in, segments, b.out, opt); };
+    run_timed(state, space, 2.0 * d.n * sizeof(T), scan);
+    // Against the plain scan of the same values, timed beside it, per byte
+    // touched (the segment description counted too).
+    const double values = 2.0 * d.n * sizeof(T);
+    const double touched = values + descriptor_bytes(d, r);
+    state.counters["x_plain_per_byte_paired"] =
+        paired_ratio(space, [&] { sweep::inclusive_scan(space, b.in, b.out); }, scan) * touched / values;
   });
 }
 

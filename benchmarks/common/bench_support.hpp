@@ -155,6 +155,21 @@ inline void copy_streaming_bytes(const char* src, char* dst, std::int64_t lo, st
 #endif
 }
 
+/// Copies `bytes` from src to dst on the host threads, one contiguous
+/// 64-byte-aligned block per thread, with copy_streaming_bytes (dst
+/// 64-byte aligned).
+inline void copy_streaming_parallel(const char* src, char* dst, std::int64_t bytes) {
+  const int parts = Kokkos::DefaultHostExecutionSpace().concurrency();
+  Kokkos::parallel_for(
+      "sweep::bench::copy_streaming", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, parts),
+      [=](const int p) {
+        const std::int64_t lo = (bytes * p / parts) & ~std::int64_t(63);
+        const std::int64_t hi = p + 1 == parts ? bytes : (bytes * (p + 1) / parts) & ~std::int64_t(63);
+        copy_streaming_bytes(src, dst, lo, hi);
+      });
+  Kokkos::DefaultHostExecutionSpace().fence();
+}
+
 /// The streaming ceiling: a parallel copy of `n` elements of T, one
 /// contiguous 64-byte-aligned block per thread, written with non-temporal
 /// stores (traffic model 2n*sizeof(T), as `copy`). Host x86 spaces only.
@@ -171,16 +186,7 @@ void bench_copy_streaming_n(benchmark::State& state, std::int64_t n) {
   char* dst = reinterpret_cast<char*>(b.out.data());
   const std::int64_t bytes = n * static_cast<std::int64_t>(sizeof(T));
   Space space;
-  const int parts = space.concurrency();
-  run_timed(state, space, 2.0 * static_cast<double>(bytes), [&] {
-    Kokkos::parallel_for(
-        "sweep::bench::copy_streaming", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, parts),
-        [=](const int p) {
-          const std::int64_t lo = (bytes * p / parts) & ~std::int64_t(63);
-          const std::int64_t hi = p + 1 == parts ? bytes : (bytes * (p + 1) / parts) & ~std::int64_t(63);
-          copy_streaming_bytes(src, dst, lo, hi);
-        });
-  });
+  run_timed(state, space, 2.0 * static_cast<double>(bytes), [&] { copy_streaming_parallel(src, dst, bytes); });
 }
 
 /// A parallel copy of `bytes` from `src` to `dst` on `space`, with
@@ -189,14 +195,7 @@ void bench_copy_streaming_n(benchmark::State& state, std::int64_t n) {
 template <class ExecSpace>
 void copy_best_bytes(const ExecSpace& space, const char* src, char* dst, std::int64_t bytes) {
   if constexpr (has_streaming_copy) {
-    const int parts = space.concurrency();
-    Kokkos::parallel_for(
-        "sweep::bench::copy_streaming", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, parts),
-        [=](const int p) {
-          const std::int64_t lo = (bytes * p / parts) & ~std::int64_t(63);
-          const std::int64_t hi = p + 1 == parts ? bytes : (bytes * (p + 1) / parts) & ~std::int64_t(63);
-          copy_streaming_bytes(src, dst, lo, hi);
-        });
+    copy_streaming_parallel(src, dst, bytes);
   } else {
     Kokkos::parallel_for(
         "sweep::bench::copy", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(space, 0, bytes),
@@ -204,18 +203,17 @@ void copy_best_bytes(const ExecSpace& space, const char* src, char* dst, std::in
   }
 }
 
-/// The ceiling timed beside a row, for a machine whose bandwidth drifts
-/// between runs and within one: 7 pairs of (copy_best_bytes of `bytes`
-/// from `src` to `dst`, then `body`), each timed between fences; returns
-/// the median over the pairs of copy time / body time (1.0: the body runs
-/// at the copy's speed). `body` may overwrite dst.
-template <class ExecSpace, class Body>
-double paired_copy_ratio(const ExecSpace& space, const void* src, void* dst, std::int64_t bytes, Body&& body) {
+/// `reference` timed beside `body`, for a machine whose bandwidth drifts
+/// between runs and within one: 7 pairs of (reference, then body), each
+/// timed between fences of `space`; returns the median over the pairs of
+/// reference time / body time.
+template <class ExecSpace, class Reference, class Body>
+double paired_ratio(const ExecSpace& space, Reference&& reference, Body&& body) {
   std::vector<double> ratio;
   for (int pair = 0; pair < 7; ++pair) {
     space.fence();
     const auto t0 = std::chrono::steady_clock::now();
-    copy_best_bytes(space, static_cast<const char*>(src), static_cast<char*>(dst), bytes);
+    reference();
     space.fence();
     const auto t1 = std::chrono::steady_clock::now();
     body();
@@ -225,6 +223,14 @@ double paired_copy_ratio(const ExecSpace& space, const void* src, void* dst, std
   }
   std::sort(ratio.begin(), ratio.end());
   return ratio[ratio.size() / 2];
+}
+
+/// paired_ratio against copy_best_bytes of `bytes` from `src` to `dst`
+/// (1.0: the body runs at the copy's speed). `body` may overwrite dst.
+template <class ExecSpace, class Body>
+double paired_copy_ratio(const ExecSpace& space, const void* src, void* dst, std::int64_t bytes, Body&& body) {
+  return paired_ratio(
+      space, [&] { copy_best_bytes(space, static_cast<const char*>(src), static_cast<char*>(dst), bytes); }, body);
 }
 
 /// bench_copy_streaming_n of 2^log2n elements.
