@@ -20,6 +20,16 @@ namespace sweep::detail {
 // (fewer at the end; bit k = element i+k). Byte flags go to the vector
 // kernels directly.
 
+/// Asks for the cache line at p in every cache level (first_head's
+/// look-ahead: a head description read `ahead` elements on, the chunk the
+/// calling thread is likely to take next, so its own fold does not wait on
+/// memory for it).
+inline void prefetch_line([[maybe_unused]] const void* p) {
+#if defined(__GNUC__) || defined(__clang__)
+  __builtin_prefetch(p, 0, 3);
+#endif
+}
+
 template <class View>
 bool dense(const View& v) {
   return v.span_is_contiguous() && (v.extent(0) < 2 || v.stride(0) == 1);
@@ -41,10 +51,12 @@ struct flag_heads {
     for (index_t j = 0; j < 8 && i + j < n; ++j) b |= std::uint32_t(flags(i + j) != 0) << j;
     return b;
   }
-  index_t first_head(index_t b, index_t e) const {
+  index_t first_head(index_t b, index_t e, index_t ahead = 0) const {
     if (b == 0) return 0;
     index_t j = b;
+    const index_t far = static_cast<index_t>(flags.extent(0)) - ahead;
     for (; j + 32 <= e; j += 32) {
+      if (ahead > 0 && j < far) prefetch_line(flags.data() + j + ahead);
       std::uint64_t x[4];
       std::memcpy(x, flags.data() + j, 32);
       if ((x[0] | x[1]) | (x[2] | x[3])) break;
@@ -108,12 +120,16 @@ struct key_heads {
     for (index_t j = i == 0 ? 1 : 0; j < 8 && i + j < n; ++j) b |= std::uint32_t(!(k[i + j] == k[i + j - 1])) << j;
     return b;
   }
-  index_t first_head(index_t b, index_t e) const {
+  index_t first_head(index_t b, index_t e, index_t ahead = 0) const {
     if (b == 0) return 0;
     const auto* k = keys.data();
     index_t j = b;
+    const index_t far = static_cast<index_t>(keys.extent(0)) - ahead;
     // 32 comparisons without an early exit vectorise (integers: XOR).
     for (; j + 32 <= e; j += 32) {
+      if (ahead > 0 && j < far)
+        for (std::size_t line = 0; line < 32 * sizeof(key_type); line += 64)
+          prefetch_line(reinterpret_cast<const char*>(k + j + ahead) + line);
       if constexpr (std::is_integral_v<key_type>) {
         key_type any = 0;
         for (int t = 0; t < 32; ++t) any |= k[j + t] ^ k[j + t - 1];
