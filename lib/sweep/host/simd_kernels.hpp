@@ -349,6 +349,16 @@ inline bool element_head(const Heads& heads, index_t i) {
   else return (heads(i) & 1u) != 0;
 }
 
+/// Asks for the head description of element i (byte flags, packed bits,
+/// keys) in every cache level, next to the values' prefetch (a functor
+/// head source has none to ask for).
+template <class Heads>
+inline void prefetch_heads([[maybe_unused]] const Heads& heads, [[maybe_unused]] index_t i) {
+  if constexpr (std::is_same_v<Heads, byte_heads>) __builtin_prefetch(heads.flags + i, 0, 3);
+  else if constexpr (std::is_same_v<Heads, packed_heads>) __builtin_prefetch(heads.bytes + ((heads.bit0 + i) >> 3), 0, 3);
+  else if constexpr (is_key_source<Heads>::value) __builtin_prefetch(heads.keys + i, 0, 3);
+}
+
 /// Segmented inclusive (or exclusive, with `init` at every head) sum of
 /// in[0..n); `heads` is a byte_heads, packed_heads or a functor giving the
 /// head bits at i. `run` is the sum since the last head before in[0];
@@ -423,7 +433,10 @@ inline T seg_plus_scan_impl(const T* in, T* out, index_t n, T run, T init, const
   // Two loops, so the no-head branch exists only where it predicts well.
   auto lines = [&](auto sparse_tag) {
     for (; i + per_line * L <= n; i += per_line * L) {
-      if (i + ahead < ahead_n) __builtin_prefetch(in + i + ahead, 0, 1);
+      if (i + ahead < ahead_n) {
+        __builtin_prefetch(in + i + ahead, 0, 3);
+        prefetch_heads(heads, i + ahead);
+      }
       for (int u = 0; u < per_line; ++u) step(i + u * L, sparse_tag);
     }
   };
