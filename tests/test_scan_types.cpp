@@ -59,8 +59,12 @@ struct aligned_free {
 template <class T>
 void check_vector_kernels(const char* level) {
   constexpr std::size_t max_n = 4099, line = 64 / sizeof(T);
-  std::unique_ptr<T, aligned_free> in_buf(static_cast<T*>(std::aligned_alloc(64, (max_n + line) * sizeof(T))));
-  std::unique_ptr<T, aligned_free> out_buf(static_cast<T*>(std::aligned_alloc(64, (max_n + line) * sizeof(T))));
+  // aligned_alloc takes a size that is a multiple of the alignment.
+  constexpr std::size_t bytes = ((max_n + line) * sizeof(T) + 63) / 64 * 64;
+  std::unique_ptr<T, aligned_free> in_buf(static_cast<T*>(std::aligned_alloc(64, bytes)));
+  std::unique_ptr<T, aligned_free> out_buf(static_cast<T*>(std::aligned_alloc(64, bytes)));
+  REQUIRE(in_buf);
+  REQUIRE(out_buf);
   const auto x = random_values<T>(max_n + line, 7 + sizeof(T));
   std::copy(x.begin(), x.end(), in_buf.get());
   std::vector<std::size_t> sizes;
