@@ -4,6 +4,9 @@
 #include "segmented_reference.hpp"
 #include "workspace_leases.hpp"
 
+#include <algorithm>
+#include <utility>
+
 using namespace sweep_test;
 
 TEST_CASE_TEMPLATE("segmented scans of int32 sums match the reference for every layout", Space, SWEEP_TEST_SPACES) {
@@ -262,4 +265,86 @@ TEST_CASE_TEMPLATE("offsets convert to head bits in the workspace, reused across
   std::size_t wrong = 0;
   for (std::size_t i = 0; i < n; ++i) wrong += (got[i] != 0) != (h[i] || i == 0);
   CHECK(wrong == 0);
+}
+
+// Offsets are checked to rise in the pass that converts them to head bits,
+// element block by element block (8192 elements each); a decrease must be
+// found wherever it lies: inside a block, at a block's edge, an entry past
+// n or below 0 in the middle, trailing entries past n. The scan and the
+// reduce name the first decrease and write nothing; valid offsets with
+// empty and trailing empty segments still scan.
+TEST_CASE_TEMPLATE("offsets that decrease anywhere are refused by the scans", Space, SWEEP_TEST_SPACES) {
+  Space space;
+  const std::size_t n = 3 * 8192 + 100;
+  const auto x = random_values<std::int32_t>(n, 41);
+  auto in = to_device<Space>(x, "in");
+  const std::vector<std::int32_t> sentinel(n, 77);
+  auto out = to_device<Space>(sentinel, "out");
+  auto valid = random_layout(n, 40.0, 42, 5).offsets;
+  for (int k = 0; k < 3; ++k) valid.push_back(static_cast<std::int64_t>(n));  // trailing empty segments
+  const auto nseg = valid.size() - 1;
+  {
+    layout l{"valid", valid};
+    std::vector<std::int32_t> want;
+    reference_segmented_scan(x, l.heads(), want, std::int32_t(0), false, false, sweep::plus<std::int32_t>{});
+    sweep::segmented_inclusive_scan(space, in, sweep::segment_offsets(to_device<Space>(valid, "offsets")), out);
+    CHECK(to_host(out) == want);
+    Kokkos::deep_copy(out, 77);
+  }
+  // The segment holding element e, and the first s with offsets[s] > e.
+  const auto segment_at = [&](std::int64_t e) {
+    return static_cast<std::size_t>(std::upper_bound(valid.begin(), valid.end(), e) - valid.begin()) - 1;
+  };
+  std::vector<std::pair<std::string, std::vector<std::int64_t>>> cases;
+  const auto with = [&](const std::string& name, std::size_t s, std::int64_t value) {
+    auto v = valid;
+    v[s] = value;
+    cases.emplace_back(name, v);
+  };
+  const std::size_t mid = segment_at(8192 + 4000);
+  with("one entry above its successor, mid-block", mid, valid[mid + 1] + 1);
+  with("one entry below its predecessor, mid-block", mid, valid[mid - 1] - 1);
+  const std::size_t edge = segment_at(8191) + 1;  // first offset in the second block
+  with("the first entry of a block below its predecessor", edge, valid[edge - 1] - 1);
+  with("the last entry of a block past the next block's first", edge - 1, valid[edge] + 1);
+  with("an entry past n in the middle", mid, static_cast<std::int64_t>(n) + 1000);
+  with("a negative entry in the middle", mid, -3);
+  with("a trailing entry past n", nseg - 1, static_cast<std::int64_t>(n) + 7);
+  with("a trailing entry below n after one at n", nseg - 1, static_cast<std::int64_t>(n) - 1);
+  with("the second entry past everything", 1, static_cast<std::int64_t>(n));
+  {
+    auto v = valid;  // two neighbours across the first block edge swapped
+    std::swap(v[edge - 1], v[edge]);
+    cases.emplace_back("neighbours across a block edge swapped", v);
+  }
+  for (const auto& [name, v] : cases) {
+    CAPTURE(name);
+    std::size_t first = 0;
+    while (first + 1 < v.size() && v[first + 1] >= v[first]) ++first;
+    REQUIRE(first + 1 < v.size());
+    const std::string text = "decrease at segment " + std::to_string(first) + " ";
+    const auto offsets = sweep::segment_offsets(to_device<Space>(v, "offsets"));
+    for (int call = 0; call < 2; ++call) {
+      bool thrown = false;
+      try {
+        if (call == 0) sweep::segmented_inclusive_scan(space, in, offsets, out);
+        else sweep::segmented_exclusive_scan(space, in, offsets, out, 0);
+      } catch (const std::invalid_argument& e) {
+        thrown = true;
+        CHECK_MESSAGE(std::string(e.what()).find(text) != std::string::npos, e.what());
+      }
+      CHECK_MESSAGE(thrown, "expected an error mentioning '", text, "'");
+      CHECK(to_host(out) == sentinel);
+    }
+    auto totals = to_device<Space>(std::vector<std::int32_t>(v.size(), 5), "totals");
+    bool thrown = false;
+    try {
+      sweep::segmented_reduce(space, in, offsets, totals);
+    } catch (const std::invalid_argument& e) {
+      thrown = true;
+      CHECK_MESSAGE(std::string(e.what()).find(text) != std::string::npos, e.what());
+    }
+    CHECK(thrown);
+    CHECK(to_host(totals) == std::vector<std::int32_t>(v.size(), 5));
+  }
 }

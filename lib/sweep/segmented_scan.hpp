@@ -94,14 +94,16 @@ void segmented_scan(const std::string& label, const ExecSpace& space, const InVi
   const char* where = exclusive ? "sweep::segmented_exclusive_scan" : "sweep::segmented_inclusive_scan";
   const index_t n = static_cast<index_t>(in.extent(0));
   check_scan_views(where, in, out);
-  check_segments(space, segments, n, where);
+  // Offsets of a non-empty input are checked to be monotone as make_heads
+  // converts them, before anything is written (one read of them).
+  check_segments(space, segments, n, where, n == 0);
   require(!overlap(out, repr_view(segments)), where, "out overlaps the segments' View; the scan would overwrite them");
   require(runs_segmented(opt.algorithm), where, "algorithm ", to_string(opt.algorithm),
           " re-reads its own output and has no segmented form; use one of ", segmented_algorithm_names());
   require(opt.chunk_size >= 0, where, "chunk_size is ", opt.chunk_size, "; it must not be negative");
   if (n == 0) return;
   head_scratch<ExecSpace> scratch;
-  const auto heads = make_heads(space, segments, n, label, scratch);
+  const auto heads = make_heads(space, segments, n, label, scratch, where);
   if (opt.direction == direction::backward)
     run_segmented<true>(label, space, heads, in, out, init, exclusive, flipped<Op>{op}, opt);
   else
@@ -174,11 +176,11 @@ index_t segmented_reduce(const std::string& label, const ExecSpace& space, const
   scoped_region region(label);
   const char* where = "sweep::segmented_reduce";
   const index_t n = static_cast<index_t>(in.extent(0));
-  check_segments(space, segments, n, where);
+  check_segments(space, segments, n, where, false);  // make_heads checks that offsets rise
   constexpr bool offsets = is_offsets_v<Segments>;
   Kokkos::View<index_t*, Mem> ordinal;
   head_scratch<ExecSpace> scratch;
-  const auto heads = make_heads(space, segments, n, label, scratch);
+  const auto heads = make_heads(space, segments, n, label, scratch, where);
   index_t nseg;
   if constexpr (offsets) nseg = static_cast<index_t>(segments.offsets.extent(0)) - 1;
   else nseg = count_heads(space, heads, n, label);
@@ -324,7 +326,8 @@ index_t segment_count(const ExecSpace& space, const Segments& segments) {
   if constexpr (detail::is_offsets_v<Segments>) return static_cast<index_t>(segments.offsets.extent(0)) - 1;
   else {
     detail::head_scratch<ExecSpace> scratch;
-    return n == 0 ? 0 : detail::count_heads(space, detail::make_heads(space, segments, n, where, scratch), n, where);
+    if (n == 0) return 0;
+    return detail::count_heads(space, detail::make_heads(space, segments, n, where, scratch, where), n, where);
   }
 }
 
@@ -340,7 +343,7 @@ void to_head_flags(const ExecSpace& space, const Segments& segments, const FlagV
           " are needed");
   if (n == 0) return;
   detail::head_scratch<ExecSpace> scratch;
-  const auto heads = detail::make_heads(space, segments, n, where, scratch);
+  const auto heads = detail::make_heads(space, segments, n, where, scratch, where);
   using F = typename FlagView::non_const_value_type;
   Kokkos::parallel_for(
       "sweep::to_head_flags", sweep::detail::range_policy<ExecSpace>(space, 0, n),
@@ -367,7 +370,7 @@ index_t to_segment_offsets(const ExecSpace& space, const Segments& segments, con
     return m - 1;
   } else {
     detail::head_scratch<ExecSpace> scratch;
-    const auto heads = detail::make_heads(space, segments, n, where, scratch);
+    const auto heads = detail::make_heads(space, segments, n, where, scratch, where);
     const index_t nseg = n == 0 ? 0 : detail::count_heads(space, heads, n, where);
     detail::require(static_cast<index_t>(offsets.extent(0)) >= nseg + 1, where, "offsets has ", offsets.extent(0),
             " entries but ", nseg + 1, " are needed (", nseg, " segments + 1)");
@@ -393,7 +396,7 @@ void to_segment_ids(const ExecSpace& space, const Segments& segments, const IdVi
     detail::offsets_to_ids(space, segments.offsets, n, ids, where);
   } else {
     detail::head_scratch<ExecSpace> scratch;
-    const auto heads = detail::make_heads(space, segments, n, where, scratch);
+    const auto heads = detail::make_heads(space, segments, n, where, scratch, where);
     detail::functor_io<detail::head_count<decltype(heads)>, detail::store_segment_id<IdView>, plus<index_t>> io{
         {heads}, {ids}, {}, n};
     detail::run_lifted(space, io, scan_algorithm::automatic, false, 0, where);

@@ -161,34 +161,68 @@ KOKKOS_INLINE_FUNCTION index_t upper_bound(const View& offsets, index_t count, i
   return lo;
 }
 
-/// Head bits of n elements from nseg+1 valid offsets, into `words`
-/// ((n + 31) / 32 of them): each block of 32*256 elements finds its first
-/// offset by binary search and walks on.
+/// Head bits of n elements from nseg+1 offsets whose first entry is 0 and
+/// last n, into `words` ((n + 31) / 32 of them), checking on the way that
+/// the offsets never decrease (one read of the offsets serves both). Each
+/// block of 32*256 elements finds its first offset by binary search and
+/// walks on to the first offset at or past its end. The walks cover every
+/// offset below n exactly once, in order, when each block (a) sees its own
+/// offsets rise from its first element, (b) stops where the next block's
+/// search starts, and block 0 starts at offset 0; the offsets past the last
+/// walk (trailing empty segments) must all equal n. Returns nseg + 1 when
+/// (a) or (b) fails anywhere, else where the trailing entries start (nseg
+/// when there are none): the caller checks those and reports.
 template <class ExecSpace, class OffsetView, class WordView>
-void offsets_to_bits(const ExecSpace& space, const OffsetView& offsets, index_t n, const WordView& words,
-                     const std::string& label) {
+index_t offsets_to_bits_checked(const ExecSpace& space, const OffsetView& offsets, index_t n, const WordView& words,
+                                const std::string& label) {
   const index_t nwords = (n + 31) / 32;
   const index_t nseg = static_cast<index_t>(offsets.extent(0)) - 1;
   constexpr index_t block_words = offset_walk_block / 32;
   const index_t nblocks = (nwords + block_words - 1) / block_words;
-  Kokkos::parallel_for(
+  if (nblocks == 0) return 0;
+  index_t result = 0;
+  Kokkos::parallel_reduce(
       label + "::offsets_to_bits", sweep::detail::range_policy<ExecSpace>(space, 0, nblocks),
-      KOKKOS_LAMBDA(const index_t blk) {
+      KOKKOS_LAMBDA(const index_t blk, index_t& worst) {
         const index_t w0 = blk * block_words;
         const index_t w1 = (w0 + block_words) < nwords ? (w0 + block_words) : nwords;
+        const index_t e0 = w0 * 32;
         const index_t e1 = (w1 * 32) < n ? (w1 * 32) : n;
-        // First offset >= 32*w0 (offsets equal to n mark no element); the
-        // block's bits are set in a local buffer, one OR per offset.
-        index_t s = upper_bound(offsets, nseg, w0 * 32 - 1);
+        index_t s = upper_bound(offsets, nseg, e0 - 1);
+        bool bad = blk == 0 && s != 0;
+        // The block's bits go to a local buffer. Offsets come in order:
+        // the word being filled is carried in a register and stored after
+        // every offset, so the last store to a word holds all its bits and
+        // no OR waits on the store before it. `prev` starts at the block's
+        // first element, so an offset below it (a decrease, or a search
+        // misled by one) stops the walk before it could index outside the
+        // buffer.
         std::uint32_t bits[block_words];
         for (index_t w = 0; w < w1 - w0; ++w) bits[w] = 0;
+        index_t prev = e0, word = -1;
+        std::uint32_t acc = 0;
         for (; s < nseg; ++s) {
           const index_t o = static_cast<index_t>(offsets(s));
+          if (o < prev) {
+            bad = true;
+            break;
+          }
           if (o >= e1) break;
-          bits[(o >> 5) - w0] |= std::uint32_t(1) << (o & 31);
+          const index_t w = o >> 5;
+          // acc kept (mask all ones) or dropped (zero) without a branch:
+          // the word changes at random for short segments.
+          acc = (acc & (std::uint32_t(0) - static_cast<std::uint32_t>(w == word))) | (std::uint32_t(1) << (o & 31));
+          bits[w - w0] = acc;
+          word = w;
+          prev = o;
         }
         for (index_t w = w0; w < w1; ++w) words(w) = bits[w - w0];
-      });
+        if (!bad && s != upper_bound(offsets, nseg, e1 - 1)) bad = true;
+        const index_t mine = bad ? nseg + 1 : (blk == nblocks - 1 ? s : 0);
+        if (mine > worst) worst = mine;
+      },
+      Kokkos::Max<index_t>(result));
+  return result;
 }
 
 /// ids(i) = the segment (index into offsets) that holds element i.

@@ -75,15 +75,11 @@ const V& repr_view(const segment_offsets<V>& s) { return s.offsets; }
 template <class V>
 const V& repr_view(const segment_keys<V>& s) { return s.keys; }
 
-/// Checks offsets on their own: at least one entry, first 0, monotone.
-/// Returns the last entry (the number of elements they describe).
+/// Finds the first segment whose offsets decrease and reports it (an
+/// error), when there is one.
 template <class ExecSpace, class V>
-index_t check_offsets(const ExecSpace& space, const V& off, const char* where) {
-  static_assert(std::is_integral_v<typename V::value_type>, "sweep::segment_offsets needs integral offsets");
-  require(off.extent(0) >= 1, where, "segment_offsets has no entries; it needs n_segments + 1 (at least 1: {0})");
+void check_offsets_rise(const ExecSpace& space, const V& off, const char* where) {
   const index_t nseg = static_cast<index_t>(off.extent(0)) - 1;
-  const index_t first = static_cast<index_t>(read_element(space, off, 0));
-  require(first == 0, where, "segment_offsets starts at ", first, "; the first offset must be 0");
   // A branch-free count first (one streaming pass); the first offending
   // segment is searched for only when there is one.
   index_t decreasing = 0;
@@ -101,6 +97,20 @@ index_t check_offsets(const ExecSpace& space, const V& off, const char* where) {
   require(bad >= nseg, where, "segment_offsets decrease at segment ", bad, " (offsets[", bad, "] = ",
           bad < nseg ? static_cast<index_t>(read_element(space, off, bad)) : 0, " > offsets[", bad + 1, "] = ",
           bad < nseg ? static_cast<index_t>(read_element(space, off, bad + 1)) : 0, "); offsets must not decrease");
+}
+
+/// Checks offsets on their own: at least one entry, first 0, and (unless
+/// `rise` is false: the caller converts them with offsets_to_bits_checked,
+/// which checks it in the same pass) monotone. Returns the last entry (the
+/// number of elements they describe).
+template <class ExecSpace, class V>
+index_t check_offsets(const ExecSpace& space, const V& off, const char* where, bool rise = true) {
+  static_assert(std::is_integral_v<typename V::value_type>, "sweep::segment_offsets needs integral offsets");
+  require(off.extent(0) >= 1, where, "segment_offsets has no entries; it needs n_segments + 1 (at least 1: {0})");
+  const index_t nseg = static_cast<index_t>(off.extent(0)) - 1;
+  const index_t first = static_cast<index_t>(read_element(space, off, 0));
+  require(first == 0, where, "segment_offsets starts at ", first, "; the first offset must be 0");
+  if (rise) check_offsets_rise(space, off, where);
   return static_cast<index_t>(read_element(space, off, nseg));
 }
 
@@ -120,9 +130,9 @@ constexpr void static_check_repr() {
 
 /// Checks a representation on its own and returns the number of elements
 /// it describes (flags and keys: their extent; bits: n_bits; offsets: the
-/// last offset, after checking them).
+/// last offset, after checking them; `rise` as check_offsets).
 template <class ExecSpace, class S>
-index_t repr_length(const ExecSpace& space, const S& s, const char* where) {
+index_t repr_length(const ExecSpace& space, const S& s, const char* where, bool rise = true) {
   static_check_repr<ExecSpace, S>();
   constexpr int kind = segments_kind<S>::value;
   if constexpr (kind == kind_flags) return static_cast<index_t>(s.flags.extent(0));
@@ -131,15 +141,18 @@ index_t repr_length(const ExecSpace& space, const S& s, const char* where) {
     require(static_cast<index_t>(s.words.extent(0)) * 32 >= s.n_bits, where, "head_bits has ", s.words.extent(0),
             " words for ", s.n_bits, " bits; it needs ", (s.n_bits + 31) / 32);
     return s.n_bits;
-  } else if constexpr (kind == kind_offsets) return check_offsets(space, s.offsets, where);
+  } else if constexpr (kind == kind_offsets) return check_offsets(space, s.offsets, where, rise);
   else return static_cast<index_t>(s.keys.extent(0));
 }
 
-/// Checks that a representation covers the n elements of `in`.
+/// Checks that a representation covers the n elements of `in`. With
+/// `rise` false, offsets are not yet checked to be monotone: make_heads
+/// checks that as it converts them, and must run before anything is
+/// written.
 template <class ExecSpace, class S>
-void check_segments(const ExecSpace& space, const S& s, index_t n, const char* where) {
+void check_segments(const ExecSpace& space, const S& s, index_t n, const char* where, bool rise = true) {
   constexpr int kind = segments_kind<S>::value;
-  const index_t len = repr_length(space, s, where);
+  const index_t len = repr_length(space, s, where, rise);
   if constexpr (kind == kind_flags)
     require(len >= n, where, "head_flags has ", len, " entries but in has ", n, "; it must cover every element");
   else if constexpr (kind == kind_bits)
@@ -159,10 +172,11 @@ template <class ExecSpace>
 using head_scratch = std::optional<workspace_lease<typename ExecSpace::memory_space>>;
 
 /// The head functor of a checked representation (offsets: converted to bits
-/// in `scratch`, which must outlive the functor's use).
+/// in `scratch`, which must outlive the functor's use, and checked to be
+/// monotone in that pass: an error names the first decrease).
 template <class ExecSpace, class S>
 auto make_heads(const ExecSpace& space, const S& s, index_t n, const std::string& label,
-                head_scratch<ExecSpace>& scratch) {
+                head_scratch<ExecSpace>& scratch, const char* where) {
   constexpr int kind = segments_kind<S>::value;
   if constexpr (kind == kind_flags) return flag_heads<decltype(s.flags)>{s.flags};
   else if constexpr (kind == kind_bits) return bit_heads<decltype(s.words)>{s.words};
@@ -172,7 +186,19 @@ auto make_heads(const ExecSpace& space, const S& s, index_t n, const std::string
     scratch.emplace(lease_t::piece(sizeof(std::uint32_t) * nwords));
     scratch->release_after(space);
     const auto words = scratch->template view<std::uint32_t>(nwords);
-    offsets_to_bits(space, s.offsets, n, words, label);
+    const index_t nseg = static_cast<index_t>(s.offsets.extent(0)) - 1;
+    const index_t tail = offsets_to_bits_checked(space, s.offsets, n, words, label);
+    // Entries from `tail` on lie at or past n: all must be n.
+    index_t past = 0;
+    if (tail < nseg) {
+      const auto off = s.offsets;
+      Kokkos::parallel_reduce(
+          label + "::offsets_tail", sweep::detail::range_policy<ExecSpace>(space, tail, nseg + 1),
+          KOKKOS_LAMBDA(const index_t k, index_t& count) { count += static_cast<index_t>(off(k)) != n ? 1 : 0; },
+          past);
+    }
+    if (tail > nseg || past > 0) check_offsets_rise(space, s.offsets, where);
+    require(tail <= nseg && past == 0, where, "segment_offsets must not decrease");
     return bit_heads<decltype(words)>{words};
   } else return key_heads<decltype(s.keys)>{s.keys};
 }
