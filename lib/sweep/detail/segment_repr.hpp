@@ -171,6 +171,23 @@ void check_segments(const ExecSpace& space, const S& s, index_t n, const char* w
 template <class ExecSpace>
 using head_scratch = std::optional<workspace_lease<typename ExecSpace::memory_space>>;
 
+/// After offsets_to_bits_checked returned `tail`: the entries from `tail`
+/// on lie at or past n and must all be n; any other outcome means the
+/// offsets decrease somewhere, and the error names the first decrease.
+template <class ExecSpace, class V>
+void check_offsets_tail(const ExecSpace& space, const V& off, index_t tail, index_t n, const std::string& label,
+                        const char* where) {
+  const index_t nseg = static_cast<index_t>(off.extent(0)) - 1;
+  index_t past = 0;
+  if (tail < nseg)
+    Kokkos::parallel_reduce(
+        label + "::offsets_tail", sweep::detail::range_policy<ExecSpace>(space, tail, nseg + 1),
+        KOKKOS_LAMBDA(const index_t k, index_t& count) { count += static_cast<index_t>(off(k)) != n ? 1 : 0; },
+        past);
+  if (tail > nseg || past > 0) check_offsets_rise(space, off, where);
+  require(tail <= nseg && past == 0, where, "segment_offsets must not decrease");
+}
+
 /// The head functor of a checked representation (offsets: converted to bits
 /// in `scratch`, which must outlive the functor's use, and checked to be
 /// monotone in that pass: an error names the first decrease).
@@ -186,19 +203,8 @@ auto make_heads(const ExecSpace& space, const S& s, index_t n, const std::string
     scratch.emplace(lease_t::piece(sizeof(std::uint32_t) * nwords));
     scratch->release_after(space);
     const auto words = scratch->template view<std::uint32_t>(nwords);
-    const index_t nseg = static_cast<index_t>(s.offsets.extent(0)) - 1;
     const index_t tail = offsets_to_bits_checked(space, s.offsets, n, words, label);
-    // Entries from `tail` on lie at or past n: all must be n.
-    index_t past = 0;
-    if (tail < nseg) {
-      const auto off = s.offsets;
-      Kokkos::parallel_reduce(
-          label + "::offsets_tail", sweep::detail::range_policy<ExecSpace>(space, tail, nseg + 1),
-          KOKKOS_LAMBDA(const index_t k, index_t& count) { count += static_cast<index_t>(off(k)) != n ? 1 : 0; },
-          past);
-    }
-    if (tail > nseg || past > 0) check_offsets_rise(space, s.offsets, where);
-    require(tail <= nseg && past == 0, where, "segment_offsets must not decrease");
+    check_offsets_tail(space, s.offsets, tail, n, label, where);
     return bit_heads<decltype(words)>{words};
   } else return key_heads<decltype(s.keys)>{s.keys};
 }
