@@ -14,8 +14,9 @@
 namespace sweep::detail {
 
 // Besides head(i), each has host-only helpers for the CPU vector path
-// (contiguous Views): first_head(b, e), the first head in [b, e) or e,
-// reading 8 to 32 heads at a time, and (bits and keys, whose vector path
+// (contiguous Views): first_head(b, e, ahead), the first head in [b, e)
+// or e, reading 8 to 32 heads at a time and prefetching the description
+// `ahead` elements on (0: none), and (bits and keys, whose vector path
 // may fall back to it) bits(i, n), the head bits of elements i..i+7
 // (fewer at the end; bit k = element i+k). Byte flags go to the vector
 // kernels directly.
@@ -89,11 +90,14 @@ struct bit_heads {
     if (i + 8 > n) b &= (1u << (n - i)) - 1u;
     return i == 0 ? (b | 1u) : b;
   }
-  index_t first_head(index_t b, index_t e) const {
+  index_t first_head(index_t b, index_t e, index_t ahead = 0) const {
     if (b == 0) return 0;
     index_t j = b;
+    const index_t far = static_cast<index_t>(words.extent(0)) * 32 - ahead;
     while (j < e) {
       const index_t w = j >> 5;
+      // A cache line holds 16 words (512 elements): one prefetch per line.
+      if (ahead > 0 && (w & 15) == 0 && j < far) prefetch_line(words.data() + ((j + ahead) >> 5));
       std::uint32_t x = words(w) >> (j & 31);
       const index_t span = 32 - (j & 31);
       if (x) {

@@ -111,12 +111,7 @@ struct host_chunks<segmented_scan_io<Heads, InView, OutView, Op, Backward>> {
   base_value value(index_t i) const { return static_cast<base_value>(io.in(io.at(i))); }
   index_t first_head(index_t b, index_t e) const {
     if constexpr (!Backward) {
-      if (io.heads.host_fast()) {
-        if constexpr (is_byte_flags<Heads>::value || is_arithmetic_keys<Heads>::value)
-          return io.heads.first_head(b, e, ahead);
-        else
-          return io.heads.first_head(b, e);
-      }
+      if (io.heads.host_fast()) return io.heads.first_head(b, e, ahead);
     }
     while (b < e && !io.head(b)) ++b;
     return b;
