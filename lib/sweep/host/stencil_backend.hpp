@@ -53,13 +53,14 @@ struct stencil_backend<ExecSpace, sweep::detail::host_kind> {
 
   struct rows {
     int simd = 0;  // host_row_simd()
+    index_t prefetch_rows = tuning<ExecSpace>::ocean::block_prefetch_rows;
     template <class Measure, class Member, class View, class Indexer>
     KOKKOS_INLINE_FUNCTION void relax(const Member& team, const View& u, const View& f, const Indexer& idx,
                                       index_t i, int color, index_t interior, const stencil_coeffs& c,
                                       double& acc) const {
       (void)team;
 #if !defined(__CUDA_ARCH__)
-      host_relax_row<Measure>(u, f, idx, i, color, interior, c, acc, simd);
+      host_relax_row<Measure>(u, f, idx, i, color, interior, c, acc, simd, prefetch_rows);
 #else
       (void)u, (void)f, (void)idx, (void)i, (void)color, (void)interior, (void)c, (void)acc;
 #endif
@@ -76,7 +77,7 @@ struct stencil_backend<ExecSpace, sweep::detail::host_kind> {
 #endif
     }
   };
-  static rows make_rows() { return {host_row_simd()}; }
+  static rows make_rows() { return {host_row_simd(), tuning<ExecSpace>::ocean::block_prefetch_rows}; }
 
   template <class MemorySpace, class Indexer>
   static double residual(const ExecSpace& space, const grid<MemorySpace>& u, const grid<MemorySpace>& f,

@@ -258,12 +258,38 @@ inline double host_residual_cols(const View& u, const View& f, const View& r, co
 
 /// Relaxes colour `color` of row i, columns [j_begin, j_end), on the host
 /// (colour 0: i + j even); folds the changes into acc with Measure.
+/// Where a block-major row walk fetches ahead: u `rows` rows below the
+/// row being relaxed and f one row less (what the walk reads next), if
+/// that row is at most `last_row`; rows = 0 fetches nothing.
+struct row_prefetch {
+  index_t rows = 0;
+  index_t last_row = -1;
+};
+
+/// Relaxes colour `color` of row i, columns [j_begin, j_end), on the host
+/// (colour 0: i + j even); folds the changes into acc with Measure.
 template <class Measure, class View, class Indexer>
 inline void host_relax_cols(const View& u, const View& f, const Indexer& idx, index_t i, int color,
-                            index_t j_begin, index_t j_end, const stencil_coeffs& c, double& acc, int simd) {
+                            index_t j_begin, index_t j_end, const stencil_coeffs& c, double& acc, int simd,
+                            row_prefetch ahead = {}) {
   constexpr bool l2 = std::is_same_v<Measure, l2_measure>;
   (void)simd;
+  (void)ahead;
   for_each_run(idx, j_begin, j_end, [&](index_t ja, index_t jb) {
+    if constexpr (std::is_same_v<Indexer, block_major_index>) {
+      // Each tile row is a run of its own: one row visits every tile of a
+      // row of tiles, more streams than the hardware prefetchers follow.
+      // Fetch the runs the walk reads a few rows on (into L2).
+      const index_t ahead_row = i + ahead.rows;
+      if (ahead.rows > 0 && ahead_row <= ahead.last_row) {
+        const char* pu = reinterpret_cast<const char*>(u.data() + idx(ahead_row, ja));
+        const char* pf = reinterpret_cast<const char*>(f.data() + idx(ahead_row - 1, ja));
+        for (index_t b = 0; b < (jb - ja) * index_t(sizeof(double)); b += 64) {
+          __builtin_prefetch(pu + b, 0, 2);
+          __builtin_prefetch(pf + b, 0, 2);
+        }
+      }
+    }
     index_t j = ja + (((i + ja) ^ color) & 1);
     if (j < jb && j == ja) {  // left neighbour may sit in another tile
       Measure::add(acc, relax_point(u, f, idx, i, j, c));
@@ -295,10 +321,11 @@ inline void host_relax_cols(const View& u, const View& f, const Indexer& idx, in
 }
 
 /// Relaxes colour `color` of row i (interior columns 1..m) on the host.
+/// Block-major rows fetch `prefetch_rows` rows ahead (row_prefetch).
 template <class Measure, class View, class Indexer>
 inline void host_relax_row(const View& u, const View& f, const Indexer& idx, index_t i, int color, index_t m,
-                           const stencil_coeffs& c, double& acc, int simd) {
-  host_relax_cols<Measure>(u, f, idx, i, color, 1, m + 1, c, acc, simd);
+                           const stencil_coeffs& c, double& acc, int simd, index_t prefetch_rows = 0) {
+  host_relax_cols<Measure>(u, f, idx, i, color, 1, m + 1, c, acc, simd, row_prefetch{prefetch_rows, m + 1});
 }
 
 }  // namespace sweep::ocean::detail
