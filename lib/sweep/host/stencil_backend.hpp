@@ -76,6 +76,8 @@ struct stencil_backend<ExecSpace, sweep::detail::host_kind> {
       (void)u, (void)f, (void)idx, (void)i, (void)color, (void)j_begin, (void)j_end, (void)c, (void)acc;
 #endif
     }
+    /// The walker for rows already in cache: it fetches nothing ahead.
+    KOKKOS_INLINE_FUNCTION rows cached() const { return {simd, 0}; }
   };
   static rows make_rows() { return {host_row_simd(), tuning<ExecSpace>::ocean::block_prefetch_rows}; }
 

@@ -123,42 +123,74 @@ inline double residual_span_avx2(const double* row, const double* up, const doub
 #if SWEEP_HOST_MULTI
 #pragma GCC push_options
 #pragma GCC target("avx512f")
-/// The AVX-512 form of relax_span_avx2: sixteen points per step, the eight
-/// of the colour in the lanes (split and merged with two-source permutes),
-/// the same operations in the same order per point (AVX-512F brings fused
-/// multiply-adds: contraction is off here); returns the first k not done
-/// (k + 15 < len is needed for a step).
+/// One step of relax_run_avx512 over row[0, 16) (at `row`): x and y hold
+/// its two halves, u_up, u_dn and ff the neighbours and f at the even
+/// positions; `points` are the lanes that are points of the run, mx / my
+/// the positions stored; carry (lane 7: the left neighbour of the first
+/// point) and vacc (the measure) go on to the next step.
 template <bool L2, bool SOR>
-__attribute__((optimize("fp-contract=off"))) inline index_t relax_span_avx512(double* row, const double* up, const double* dn, const double* f, index_t k0,
-                                 index_t len, double h2, double inv_diag, double omega, double& acc) {
-  const __m512d vh2 = _mm512_set1_pd(h2), vinv = _mm512_set1_pd(inv_diag), vom = _mm512_set1_pd(omega);
+__attribute__((optimize("fp-contract=off"))) inline void relax_step_avx512(
+    double* row, __m512d x, __m512d y, __m512d u_up, __m512d u_dn, __m512d ff, __mmask8 points, __mmask8 mx,
+    __mmask8 my, __m512d vh2, __m512d vinv, __m512d vom, __m512d& carry, __m512d& vacc) {
   const __m512i even = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0), odd = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
   const __m512i shift = _mm512_set_epi64(14, 13, 12, 11, 10, 9, 8, 7);  // lane 7 of the previous, then 0..6
   const __m512i lo = _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0), hi = _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4);
+  const __m512d old = _mm512_permutex2var_pd(x, even, y);         // 0, 2, ..., 14
+  const __m512d rgt = _mm512_permutex2var_pd(x, odd, y);          // 1, 3, ..., 15
+  const __m512d lft = _mm512_permutex2var_pd(carry, shift, rgt);  // -1, 1, ..., 13
+  carry = rgt;
+  (void)vom;
+  const __m512d sum =
+      _mm512_add_pd(_mm512_add_pd(_mm512_add_pd(_mm512_add_pd(u_up, u_dn), lft), rgt), _mm512_mul_pd(vh2, ff));
+  const __m512d gs = _mm512_mul_pd(sum, vinv);
+  __m512d next = gs;
+  if constexpr (SOR) next = _mm512_add_pd(old, _mm512_mul_pd(vom, _mm512_sub_pd(gs, old)));
+  const __m512d d = _mm512_sub_pd(next, old);
+  if constexpr (L2)
+    vacc = _mm512_mask_add_pd(vacc, points, vacc, _mm512_mul_pd(d, d));
+  else
+    vacc = _mm512_mask_max_pd(vacc, points, vacc, _mm512_abs_pd(d));
+  _mm512_mask_storeu_pd(row, mx, _mm512_permutex2var_pd(next, lo, rgt));
+  _mm512_mask_storeu_pd(row + 8, my, _mm512_permutex2var_pd(next, hi, rgt));
+}
+
+/// The AVX-512 form of relax_span_avx2, over a whole run: sixteen points
+/// per step, the eight of the colour in the lanes (split and merged with
+/// two-source permutes), the same operations in the same order per point
+/// (AVX-512F brings fused multiply-adds: contraction is off here). `left`
+/// is the value left of row[k0] and `right` the value right of row[len -
+/// 1] (either may sit in another tile); the last step is masked to the
+/// run, so every point k0, k0 + 2, ... < len is relaxed.
+template <bool L2, bool SOR>
+__attribute__((optimize("fp-contract=off"))) inline void relax_run_avx512(
+    double* row, const double* up, const double* dn, const double* f, index_t k0, index_t len, double left,
+    double right, double h2, double inv_diag, double omega, double& acc) {
+  const __m512d vh2 = _mm512_set1_pd(h2), vinv = _mm512_set1_pd(inv_diag), vom = _mm512_set1_pd(omega);
+  const __m512i even = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
   __m512d vacc = _mm512_setzero_pd();
+  __m512d carry = _mm512_set1_pd(left);  // lane 7: the left neighbour of the first point
   index_t k = k0;
-  __m512d carry = _mm512_set1_pd(row[k - 1]);  // lane 7: the left neighbour of the first point
   for (; k + 15 < len; k += 16) {
-    const __m512d x = _mm512_loadu_pd(row + k), y = _mm512_loadu_pd(row + k + 8);
-    const __m512d old = _mm512_permutex2var_pd(x, even, y);    // k, k+2, ..., k+14
-    const __m512d right = _mm512_permutex2var_pd(x, odd, y);   // k+1, k+3, ..., k+15
-    const __m512d left = _mm512_permutex2var_pd(carry, shift, right);  // k-1, k+1, ..., k+13
-    carry = right;
     const __m512d u_up = _mm512_permutex2var_pd(_mm512_loadu_pd(up + k), even, _mm512_loadu_pd(up + k + 8));
     const __m512d u_dn = _mm512_permutex2var_pd(_mm512_loadu_pd(dn + k), even, _mm512_loadu_pd(dn + k + 8));
     const __m512d ff = _mm512_permutex2var_pd(_mm512_loadu_pd(f + k), even, _mm512_loadu_pd(f + k + 8));
-    const __m512d sum = _mm512_add_pd(_mm512_add_pd(_mm512_add_pd(_mm512_add_pd(u_up, u_dn), left), right),
-                                      _mm512_mul_pd(vh2, ff));
-    const __m512d gs = _mm512_mul_pd(sum, vinv);
-    __m512d next = gs;
-    if constexpr (SOR) next = _mm512_add_pd(old, _mm512_mul_pd(vom, _mm512_sub_pd(gs, old)));
-    const __m512d d = _mm512_sub_pd(next, old);
-    if constexpr (L2)
-      vacc = _mm512_add_pd(vacc, _mm512_mul_pd(d, d));
+    relax_step_avx512<L2, SOR>(row + k, _mm512_loadu_pd(row + k), _mm512_loadu_pd(row + k + 8), u_up, u_dn, ff, 0xFF,
+                               0xFF, 0xFF, vh2, vinv, vom, carry, vacc);
+  }
+  if (k < len) {  // 1 .. 15 values left: the last step, masked
+    const int rem = int(len - k);
+    const unsigned valid = (1u << rem) - 1u;
+    const __mmask8 mx = __mmask8(valid & 0xFFu), my = __mmask8(valid >> 8);
+    __m512d x = _mm512_maskz_loadu_pd(mx, row + k), y = _mm512_maskz_loadu_pd(my, row + k + 8);
+    if (rem < 8)
+      x = _mm512_mask_mov_pd(x, __mmask8(1u << rem), _mm512_set1_pd(right));
     else
-      vacc = _mm512_mask_max_pd(vacc, 0xFF, vacc, _mm512_abs_pd(d));  // (the unmasked form trips GCC 12's maybe-uninitialized)
-    _mm512_storeu_pd(row + k, _mm512_permutex2var_pd(next, lo, right));
-    _mm512_storeu_pd(row + k + 8, _mm512_permutex2var_pd(next, hi, right));
+      y = _mm512_mask_mov_pd(y, __mmask8(1u << (rem - 8)), _mm512_set1_pd(right));
+    auto half = [&](const double* p) {
+      return _mm512_permutex2var_pd(_mm512_maskz_loadu_pd(mx, p + k), even, _mm512_maskz_loadu_pd(my, p + k + 8));
+    };
+    relax_step_avx512<L2, SOR>(row + k, x, y, half(up), half(dn), half(f), __mmask8((1u << ((rem + 1) / 2)) - 1u),
+                               mx, my, vh2, vinv, vom, carry, vacc);
   }
   alignas(64) double lanes[8];
   _mm512_store_pd(lanes, vacc);
@@ -168,7 +200,6 @@ __attribute__((optimize("fp-contract=off"))) inline index_t relax_span_avx512(do
     else
       acc = acc > l ? acc : l;
   }
-  return k;
 }
 #pragma GCC pop_options
 #endif
@@ -291,6 +322,22 @@ inline void host_relax_cols(const View& u, const View& f, const Indexer& idx, in
       }
     }
     index_t j = ja + (((i + ja) ^ color) & 1);
+#if SWEEP_HOST_MULTI
+    if (simd >= 2) {  // the whole run, its edge points included
+      if (j < jb) {
+        double* row = &u(idx(i, ja));
+        const double left = u(idx(i, j - 1)), right = u(idx(i, jb));
+        const index_t len = jb - ja;
+        if (c.omega == 1.0)
+          relax_run_avx512<l2, false>(row, &u(idx(i - 1, ja)), &u(idx(i + 1, ja)), &f(idx(i, ja)), j - ja, len,
+                                      left, right, c.h2, c.inv_diag, c.omega, acc);
+        else
+          relax_run_avx512<l2, true>(row, &u(idx(i - 1, ja)), &u(idx(i + 1, ja)), &f(idx(i, ja)), j - ja, len,
+                                     left, right, c.h2, c.inv_diag, c.omega, acc);
+      }
+      return;
+    }
+#endif
     if (j < jb && j == ja) {  // left neighbour may sit in another tile
       Measure::add(acc, relax_point(u, f, idx, i, j, c));
       j += 2;
@@ -302,9 +349,6 @@ inline void host_relax_cols(const View& u, const View& f, const Indexer& idx, in
     const index_t len = jb - ja;  // offsets k = j - ja in [0, len)
     index_t k = j - ja;
 #if SWEEP_HOST_MULTI
-    if (simd >= 2)
-      k = c.omega == 1.0 ? relax_span_avx512<l2, false>(row, up, dn, fr, k, len, c.h2, c.inv_diag, c.omega, acc)
-                         : relax_span_avx512<l2, true>(row, up, dn, fr, k, len, c.h2, c.inv_diag, c.omega, acc);
     if (simd >= 1)
       k = c.omega == 1.0 ? relax_span_avx2<l2, false>(row, up, dn, fr, k, len, c.h2, c.inv_diag, c.omega, acc)
                          : relax_span_avx2<l2, true>(row, up, dn, fr, k, len, c.h2, c.inv_diag, c.omega, acc);

@@ -131,11 +131,13 @@ struct rb_blocked {
       t0 = r0, t1 = r0 + 2 * steps - 2;
     }
     double last = Measure::identity(), earlier = Measure::identity();
+    const Rows later = rows.cached();  // half-steps past the first find their rows in cache
     for (index_t t = t0; t < t1; ++t)
       for (int h = 1; h <= steps; ++h) {
         const index_t row = t - (h - 1);
         if (!mine(row, h, r0, r1)) continue;
-        rows.template relax<Measure>(team, u, f, idx, row, (h - 1) & 1, interior, c, h > steps - 2 ? last : earlier);
+        (h == 1 ? rows : later)
+            .template relax<Measure>(team, u, f, idx, row, (h - 1) & 1, interior, c, h > steps - 2 ? last : earlier);
         team.team_barrier();
       }
     Kokkos::single(Kokkos::PerTeam(team), [&]() { Measure::join(acc, last); });
