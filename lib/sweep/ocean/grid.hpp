@@ -11,6 +11,7 @@
 #pragma once
 
 #include <sweep/core.hpp>
+#include <sweep/detail/huge_pages.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -85,13 +86,15 @@ class grid {
   grid(const std::string& label, index_t n, grid_layout lay = {}) : m_n(n), m_layout(lay) {
     detail::check_grid_size(n, "sweep::ocean::grid");
     detail::check_layout(lay, "sweep::ocean::grid");
+    index_t size = n * n;
     if (m_layout.kind == layout::block_major) {
       m_layout.tile = std::min<index_t>(m_layout.tile, static_cast<index_t>(std::bit_ceil(std::uint64_t(n))));
       const index_t tiles = (n + m_layout.tile - 1) / m_layout.tile;
-      m_data = view_type(label, tiles * tiles * m_layout.tile * m_layout.tile);
-    } else {
-      m_data = view_type(label, n * n);
+      size = tiles * tiles * m_layout.tile * m_layout.tile;
     }
+    m_data = view_type(Kokkos::view_alloc(label, Kokkos::WithoutInitializing), size);
+    sweep::detail::advise_huge_pages<MemorySpace>(m_data.data(), std::size_t(size) * sizeof(double));
+    Kokkos::deep_copy(m_data, 0.0);
   }
 
   index_t n() const { return m_n; }
