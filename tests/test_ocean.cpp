@@ -47,6 +47,28 @@ const so::grid_layout layouts[] = {{so::layout::row_major, 32},
 
 }  // namespace
 
+TEST_CASE_TEMPLATE("a new grid is zero everywhere, its padding included, in memory another grid used", Space,
+                   SWEEP_TEST_SPACES) {
+  // 1026^2 doubles (8.4 MB) span several 2 MiB pages, the size that asks
+  // for huge pages; the first grid of each layout leaves non-zero values
+  // in memory the allocator may hand to the next.
+  using memory = typename Space::memory_space;
+  for (const auto& lay : {so::grid_layout{so::layout::row_major, 128}, so::grid_layout{so::layout::block_major, 128},
+                          so::grid_layout{so::layout::block_major, 2}}) {
+    {
+      so::grid<memory> used("used", 1026, lay);
+      Kokkos::deep_copy(used.data(), 7.0);
+    }
+    so::grid<memory> g("fresh", 1026, lay);
+    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), g.data());
+    std::size_t nonzero = 0;
+    for (std::size_t k = 0; k < host.extent(0); ++k) nonzero += host(k) != 0.0;
+    INFO(so::to_string(lay.kind) << " tile " << lay.tile << ": " << host.extent(0) << " values");
+    CHECK(host.extent(0) >= std::size_t(1026 * 1026));
+    CHECK(nonzero == 0);
+  }
+}
+
 TEST_CASE_TEMPLATE("red-black and Jacobi sweeps and the residual equal the sequential reference", Space,
                    SWEEP_TEST_SPACES) {
   Space space;
