@@ -1,14 +1,15 @@
 // Host fast path of a red-black row: one colour of row i, walked as
-// contiguous segments (the whole row in row-major storage, one tile row in
-// block-major), with plain pointers instead of the indexer and, where the
-// CPU has AVX2 (checked at run time), four points per step: the red and
-// black values of eight consecutive points are split with unpack/permute
-// and the new values blended back (with AVX-512F, eight points per step
-// from sixteen, by two-source permutes). Every lane performs the scalar
-// operations in the scalar order (no FMA contraction: the region is built
-// for AVX2 only), so the grids are bit-identical to the portable kernel.
-// The first and last point of each segment use the indexer (their left or
-// right neighbour lies in another tile).
+// contiguous runs (the whole row in row-major storage, one tile row in
+// block-major), with plain pointers instead of the indexer. With AVX-512F
+// (checked at run time) a run is one kernel, eight points per step from
+// sixteen values split and merged by two-source permutes, the last step
+// masked to the run and the neighbours across the run's ends (another
+// tile) passed in. With AVX2 only, four points per step (unpack/permute
+// and blend), the run's first and last points through the indexer. Every
+// lane performs the scalar operations in the scalar order (no FMA
+// contraction: the regions are built with fp-contract off), so the grids
+// are bit-identical to the portable kernel. Block-major walks prefetch
+// the tile rows they read next (row_prefetch).
 #pragma once
 
 #include <sweep/host/isa.hpp>
@@ -287,8 +288,6 @@ inline double host_residual_cols(const View& u, const View& f, const View& r, co
                                     &f(idx(i, j_begin)), &r(r_idx(i, j_begin)), j_end - j_begin + 1, c, avx2);
 }
 
-/// Relaxes colour `color` of row i, columns [j_begin, j_end), on the host
-/// (colour 0: i + j even); folds the changes into acc with Measure.
 /// Where a block-major row walk fetches ahead: u `rows` rows below the
 /// row being relaxed and f one row less (what the walk reads next), if
 /// that row is at most `last_row`; rows = 0 fetches nothing.
