@@ -77,8 +77,9 @@ struct tuning<ExecSpace, detail::host_kind> {
     static constexpr int blocked_sweeps = 4;
     /// Block-major row walks fetch u this many rows ahead (f one less),
     /// into L2. bench_ocean rb_sweep block_major at n = 4098 (EPYC VM, 2
-    /// threads, three alternating runs): no fetch 18-19 ms; 2 rows 13.1-13.4
-    /// ms (into L1), 4 rows 11.9-12.3 ms (into L2), 6 rows 13.6-13.8 ms.
+    /// threads, alternating runs): no fetch 18.0-19.7 ms; 2 rows 13.1-13.4
+    /// ms (into L1), 4 rows 11.9-12.3 ms (into L2), 6 rows 13.6-13.8 ms
+    /// (measured before whole-run AVX-512 rows and huge-page grids).
     static constexpr index_t block_prefetch_rows = 4;
     /// MDRange tiles of the phased and Jacobi sweeps: 64 rows of 512
     /// doubles (256 KiB) stay in L2.
