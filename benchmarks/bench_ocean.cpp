@@ -172,14 +172,7 @@ void bench_grid_copy(benchmark::State& state, std::int64_t n) {
 /// two grids: the same memory, huge pages included, as the kernels use.
 void bench_grid_copy_streaming(benchmark::State& state, std::int64_t n) {
   problem_data d(n, {});
-  const char* src = reinterpret_cast<const char*>(d.u.data().data());
-  char* dst = reinterpret_cast<char*>(d.out.data().data());
-  if (reinterpret_cast<std::uintptr_t>(dst) % 64 != 0) {
-    state.SkipWithError("the output grid is not 64-byte aligned");
-    return;
-  }
-  Space space;
-  run_timed(state, space, 16.0 * points(n), [&] { copy_streaming_parallel(src, dst, 8 * n * n); });
+  time_copy_streaming(state, d.u.data().data(), d.out.data().data(), 8 * n * n);
 }
 
 #if defined(SWEEP_BENCH_HAVE_KOKKOSKERNELS)

@@ -170,6 +170,19 @@ inline void copy_streaming_parallel(const char* src, char* dst, std::int64_t byt
   Kokkos::DefaultHostExecutionSpace().fence();
 }
 
+/// Times copy_streaming_parallel of `bytes` from src to dst (traffic
+/// model 2 x bytes); skips the row unless dst is 64-byte aligned.
+inline void time_copy_streaming(benchmark::State& state, const void* src, void* dst, std::int64_t bytes) {
+  if (reinterpret_cast<std::uintptr_t>(dst) % 64 != 0) {
+    state.SkipWithError("the output is not 64-byte aligned");
+    return;
+  }
+  const char* from = static_cast<const char*>(src);
+  char* to = static_cast<char*>(dst);
+  Space space;
+  run_timed(state, space, 2.0 * static_cast<double>(bytes), [&] { copy_streaming_parallel(from, to, bytes); });
+}
+
 /// The streaming ceiling: a parallel copy of `n` elements of T, one
 /// contiguous 64-byte-aligned block per thread, written with non-temporal
 /// stores (traffic model 2n*sizeof(T), as `copy`). Host x86 spaces only.
@@ -178,15 +191,7 @@ inline void copy_streaming_parallel(const char* src, char* dst, std::int64_t byt
 template <class T>
 void bench_copy_streaming_n(benchmark::State& state, std::int64_t n) {
   const buffers<T> b(n);
-  if (reinterpret_cast<std::uintptr_t>(b.out.data()) % 64 != 0) {
-    state.SkipWithError("the output View is not 64-byte aligned");
-    return;
-  }
-  const char* src = reinterpret_cast<const char*>(b.in.data());
-  char* dst = reinterpret_cast<char*>(b.out.data());
-  const std::int64_t bytes = n * static_cast<std::int64_t>(sizeof(T));
-  Space space;
-  run_timed(state, space, 2.0 * static_cast<double>(bytes), [&] { copy_streaming_parallel(src, dst, bytes); });
+  time_copy_streaming(state, b.in.data(), b.out.data(), n * static_cast<std::int64_t>(sizeof(T)));
 }
 
 /// A parallel copy of `bytes` from `src` to `dst` on `space`, with

@@ -79,7 +79,7 @@ struct stencil_backend<ExecSpace, sweep::detail::host_kind> {
     /// The walker for rows already in cache: it fetches nothing ahead.
     KOKKOS_INLINE_FUNCTION rows cached() const { return {simd, 0}; }
   };
-  static rows make_rows() { return {host_row_simd(), tuning<ExecSpace>::ocean::block_prefetch_rows}; }
+  static rows make_rows() { return {host_row_simd()}; }  // prefetch_rows: its default
 
   template <class MemorySpace, class Indexer>
   static double residual(const ExecSpace& space, const grid<MemorySpace>& u, const grid<MemorySpace>& f,

@@ -321,18 +321,19 @@ inline void host_relax_cols(const View& u, const View& f, const Indexer& idx, in
       }
     }
     index_t j = ja + (((i + ja) ^ color) & 1);
+    double* row = &u(idx(i, ja));
+    const double* up = &u(idx(i - 1, ja));
+    const double* dn = &u(idx(i + 1, ja));
+    const double* fr = &f(idx(i, ja));
+    const index_t len = jb - ja;  // offsets k = j - ja in [0, len)
 #if SWEEP_HOST_MULTI
     if (simd >= 2) {  // the whole run, its edge points included
       if (j < jb) {
-        double* row = &u(idx(i, ja));
         const double left = u(idx(i, j - 1)), right = u(idx(i, jb));
-        const index_t len = jb - ja;
         if (c.omega == 1.0)
-          relax_run_avx512<l2, false>(row, &u(idx(i - 1, ja)), &u(idx(i + 1, ja)), &f(idx(i, ja)), j - ja, len,
-                                      left, right, c.h2, c.inv_diag, c.omega, acc);
+          relax_run_avx512<l2, false>(row, up, dn, fr, j - ja, len, left, right, c.h2, c.inv_diag, c.omega, acc);
         else
-          relax_run_avx512<l2, true>(row, &u(idx(i - 1, ja)), &u(idx(i + 1, ja)), &f(idx(i, ja)), j - ja, len,
-                                     left, right, c.h2, c.inv_diag, c.omega, acc);
+          relax_run_avx512<l2, true>(row, up, dn, fr, j - ja, len, left, right, c.h2, c.inv_diag, c.omega, acc);
       }
       return;
     }
@@ -341,11 +342,6 @@ inline void host_relax_cols(const View& u, const View& f, const Indexer& idx, in
       Measure::add(acc, relax_point(u, f, idx, i, j, c));
       j += 2;
     }
-    double* row = &u(idx(i, ja));
-    const double* up = &u(idx(i - 1, ja));
-    const double* dn = &u(idx(i + 1, ja));
-    const double* fr = &f(idx(i, ja));
-    const index_t len = jb - ja;  // offsets k = j - ja in [0, len)
     index_t k = j - ja;
 #if SWEEP_HOST_MULTI
     if (simd >= 1)
