@@ -336,3 +336,28 @@ TEST_CASE_TEMPLATE("offsets that decrease anywhere are refused by the scans", Sp
     CHECK(to_host(totals) == std::vector<std::int32_t>(v.size(), 5));
   }
 }
+
+// The conversions refuse offsets that decrease, whether or not the offsets
+// describe any element ({0, 7, 0}: n = 0, nothing to convert), and write
+// nothing.
+TEST_CASE_TEMPLATE("conversions refuse decreasing offsets and write nothing", Space, SWEEP_TEST_SPACES) {
+  Space space;
+  for (const auto& v : {std::vector<std::int64_t>{0, 60, 50, 100}, std::vector<std::int64_t>{0, 7, 0}}) {
+    const auto n = static_cast<std::size_t>(v.back());
+    CAPTURE(n);
+    const auto offsets = sweep::segment_offsets(to_device<Space>(v, "offsets"));
+    const std::vector<std::uint8_t> flag_sentinel(n + 1, 9);
+    const std::vector<std::int64_t> sentinel(n + v.size(), 9);
+    auto flags = to_device<Space>(flag_sentinel, "flags");
+    auto ids = to_device<Space>(sentinel, "ids");
+    auto out = to_device<Space>(sentinel, "out");
+    for (const auto& msg : {thrown([&] { sweep::to_head_flags(space, offsets, flags); }),
+                            thrown([&] { sweep::to_segment_ids(space, offsets, ids); }),
+                            thrown([&] { sweep::to_segment_offsets(space, offsets, out); }),
+                            thrown([&] { sweep::segment_count(space, offsets); })})
+      CHECK_MESSAGE(contains(msg, "decrease at segment 1 "), msg);
+    CHECK(to_host(flags) == flag_sentinel);
+    CHECK(to_host(ids) == sentinel);
+    CHECK(to_host(out) == sentinel);
+  }
+}

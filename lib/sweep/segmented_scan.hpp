@@ -213,13 +213,15 @@ index_t segmented_reduce(const std::string& label, const ExecSpace& space, const
 /// output must not overlap the representation: the conversions read
 /// neighbouring entries (keys(i - 1), a chunk's first head) while other
 /// threads write, so even the same View would be overwritten before it is
-/// read.
+/// read. `rise` as repr_length: false where the conversion goes through
+/// make_heads, which checks offsets as it converts them (when n > 0).
 template <class ExecSpace, class Segments, class OutView>
 index_t conversion_length(const ExecSpace& space, const Segments& segments, const OutView& out, const char* where,
-                          const char* out_name) {
+                          const char* out_name, bool rise = true) {
   static_assert(is_rank1_view_v<OutView> && accessible_from_v<ExecSpace, OutView>,
                 "sweep conversions: the output must be a rank-1 View accessible from the space");
-  const index_t n = repr_length(space, segments, where);
+  const index_t n = repr_length(space, segments, where, rise);
+  if (!rise && n == 0) repr_length(space, segments, where);  // nothing to convert: check them here
   require(!overlap(out, repr_view(segments)), where, out_name, " (", out.extent(0),
           " entries) overlaps the segments' View; the conversion would overwrite what it reads");
   return n;
@@ -338,7 +340,7 @@ template <class ExecSpace, class Segments, class FlagView>
 void to_head_flags(const ExecSpace& space, const Segments& segments, const FlagView& flags) {
   const char* where = "sweep::to_head_flags";
   detail::scoped_region region(where);
-  const index_t n = detail::conversion_length(space, segments, flags, where, "flags");
+  const index_t n = detail::conversion_length(space, segments, flags, where, "flags", false);
   detail::require(static_cast<index_t>(flags.extent(0)) >= n, where, "flags has ", flags.extent(0), " entries but ", n,
           " are needed");
   if (n == 0) return;
