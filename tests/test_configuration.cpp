@@ -22,7 +22,8 @@ TEST_CASE("print_configuration names the versions, the default space and every t
         std::string::npos);
   CHECK(s.find(std::string(" ") + Kokkos::DefaultExecutionSpace::name()) < s.find("default execution space"));
   for (const char* group : {"scan.chunk_bytes", "scan.team_size", "scan.tile_size", "scan.streaming_bytes",
-                            "scan.sequential_below", "sort.block_keys", "bitmask.grain", "bitmask.words_per_task",
+                            "scan.sequential_below", "sort.block_keys", "segments.offset_walk_blocks",
+                            "bitmask.grain", "bitmask.words_per_task",
                             "ocean.team_size", "ocean.strip_rows", "ocean.tile_rows", "ocean.tile_cols",
                             "raytrace.automatic_packets", "raytrace.packet_size", "raytrace.stack_size",
                             "gravity.team_size"})
@@ -37,6 +38,7 @@ TEST_CASE("print_configuration follows the ISA limit") {
     CHECK(s.find("limit baseline") != std::string::npos);
     CHECK(s.find("active baseline") != std::string::npos);
     CHECK(s.find("host isa.bitmask: baseline\n") != std::string::npos);
+    CHECK(s.find("host isa.segments: baseline\n") != std::string::npos);
     CHECK(s.find("host isa.raytrace: avx512") == std::string::npos);
   }
   const std::string s = configuration();

@@ -361,3 +361,71 @@ TEST_CASE_TEMPLATE("conversions refuse decreasing offsets and write nothing", Sp
     CHECK(to_host(out) == sentinel);
   }
 }
+
+// The conversion of offsets to head bits has a host walk (a byte map per
+// block of 8192 elements, several blocks per thread) and the portable one
+// (the word being filled in a register, one block per thread on a GPU).
+// Both give the same words and the same verdict (the value every check
+// reads) at every host instruction-set level, on valid offsets with and
+// without empty and trailing segments and on offsets that decrease inside
+// a walk, across its edges and at the ends. 41 blocks: a walk holds
+// several at 1 and 2 threads.
+TEST_CASE_TEMPLATE("offsets become the same head bits on the host walk and the portable one", Space,
+                   SWEEP_TEST_SPACES) {
+  using Mem = typename Space::memory_space;
+  using portable = sweep::detail::offsets_backend<Space, sweep::detail::portable_kind>;
+  using backend = sweep::detail::offsets_backend<Space>;
+  Space space;
+  const std::size_t n = 40 * 8192 + 37;
+  const auto nwords = (n + 31) / 32;
+  std::vector<std::pair<layout, bool>> cases;  // offsets, valid
+  for (const auto& l : {random_layout(n, 8.0, 71), random_layout(n, 3.0, 72, 2), random_layout(n, 1000.0, 73),
+                        single_segment(n), unit_segments(n)})
+    cases.emplace_back(l, true);
+  auto trailing = random_layout(n, 30.0, 74);
+  for (int k = 0; k < 3; ++k) trailing.offsets.push_back(static_cast<std::int64_t>(n));
+  cases.emplace_back(trailing, true);
+  const auto base = random_layout(n, 8.0, 75);
+  const auto at = [&](std::int64_t e) {  // the first offset at or past element e
+    return static_cast<std::size_t>(std::lower_bound(base.offsets.begin(), base.offsets.end(), e) -
+                                    base.offsets.begin());
+  };
+  const auto with = [&](const std::string& name, std::size_t s, std::int64_t value) {
+    auto l = base;
+    l.name = name;
+    l.offsets[s] = value;
+    cases.emplace_back(l, false);
+  };
+  for (std::int64_t block : {1, 2, 5, 16, 40}) {  // walk edges at 1 and 2 threads, and inside walks
+    const std::size_t s = at(block * 8192);
+    with("block " + std::to_string(block) + "'s first offset below its predecessor", s, base.offsets[s - 1] - 1);
+    with("block " + std::to_string(block) + "'s last offset past its successor", s - 1, base.offsets[s] + 1);
+  }
+  with("an entry in the middle of a block lowered", at(3 * 8192 + 4000), 3 * 8192 + 100);
+  with("a negative entry", at(7 * 8192 + 17), -5);
+  with("an entry past n", at(9 * 8192 + 3), static_cast<std::int64_t>(n) + 1000);
+  with("the second entry past everything", 1, static_cast<std::int64_t>(n));
+  for (const auto& [l, valid] : cases) {
+    CAPTURE(l.name);
+    const auto offsets = to_device<Space>(l.offsets, "offsets");
+    Kokkos::View<std::uint32_t*, Mem> want("want", nwords), got("got", nwords);
+    const auto verdict = portable::to_bits_checked(space, offsets, sweep::index_t(n), want, "sweep::test");
+    std::vector<std::uint32_t> reference(nwords, 0);
+    if (valid) {
+      const auto h = l.heads();
+      for (std::size_t i = 0; i < n; ++i)
+        if (h[i] || i == 0) reference[i / 32] |= std::uint32_t(1) << (i % 32);
+      CHECK(verdict < static_cast<sweep::index_t>(l.offsets.size()));
+      CHECK(to_host(want) == reference);
+    } else {
+      CHECK(verdict == static_cast<sweep::index_t>(l.offsets.size()));  // nseg + 1
+    }
+    for (auto level : {sweep::host::isa::avx512, sweep::host::isa::avx2, sweep::host::isa::baseline}) {
+      sweep::host::scoped_isa_limit cap(level);
+      CAPTURE(sweep::host::to_string(level));
+      Kokkos::deep_copy(got, 0x5a5a5a5au);
+      CHECK(backend::to_bits_checked(space, offsets, sweep::index_t(n), got, "sweep::test") == verdict);
+      if (valid) CHECK(to_host(got) == reference);
+    }
+  }
+}

@@ -61,6 +61,12 @@
 #include <sweep/host/stencil_backend.hpp>
 #endif
 
+// offsets_backend<ExecSpace>: segment offsets to head bits (detail/segment_heads.hpp).
+#if defined(SWEEP_DISPATCH_OFFSETS) && !defined(SWEEP_SECTION_OFFSETS)
+#define SWEEP_SECTION_OFFSETS
+#include <sweep/host/offsets_backend.hpp>
+#endif
+
 // sort_backend<ExecSpace>: the radix sort's scatter (detail/radix_sort.hpp).
 #if defined(SWEEP_DISPATCH_SORT) && !defined(SWEEP_SECTION_SORT)
 #define SWEEP_SECTION_SORT

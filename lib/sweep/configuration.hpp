@@ -23,6 +23,7 @@
 
 #include <sweep/config.hpp>
 #include <sweep/core.hpp>
+#include <sweep/detail/segment_heads.hpp>
 #include <sweep/host/isa.hpp>
 #include <sweep/tuning.hpp>
 
@@ -102,6 +103,7 @@ inline void print_configuration(std::ostream& os) {
                          : "portable (no vector kernels in this build: not GCC)")
      << '\n';
   os << "host isa.bitmask: " << detail::host_path_isa(SWEEP_HOST_MULTI, host::isa::avx2, "baseline") << '\n';
+  os << "host isa.segments: " << detail::host_path_isa(SWEEP_HOST_MULTI, host::isa::avx2, "baseline") << '\n';
   os << "host isa.ocean: " << detail::host_path_isa(SWEEP_HOST_MULTI, host::isa::avx2, "baseline") << '\n';
   os << "host isa.raytrace: "
      << (SWEEP_HOST_MULTI && host::uses(host::isa::avx512) ? "avx512 (16-ray lanes)"
@@ -120,6 +122,9 @@ inline void print_configuration(std::ostream& os) {
   detail::print_tuning_function(os, "sort", "block_keys", [&](index_t n) { return tune::sort::block_keys(exec, n); });
   detail::print_scatter_buffer<typename tune::sort>(os);
   detail::print_tuning_function(os, "sort", "merge_chunk", [&](index_t n) { return tune::sort::merge_chunk(exec, n); });
+  detail::print_tuning_function(os, "segments", "offset_walk_blocks", [&](index_t n) {
+    return tune::segments::offset_walk_blocks(exec, (n + detail::offset_walk_block - 1) / detail::offset_walk_block);
+  });
   detail::print_tuning_function(os, "bitmask", "grain", [&](index_t n) { return tune::bitmask::grain(exec, n); });
   detail::print_tuning_field(os, "bitmask", "words_per_task", tune::bitmask::words_per_task);
   detail::print_tuning_field(os, "ocean", "team_size", tune::ocean::team_size);

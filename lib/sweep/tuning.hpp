@@ -1,6 +1,6 @@
 // Every tuning constant of Sweep, one struct per kind of execution space:
 //
-//   sweep::tuning<ExecSpace>::scan::chunk_bytes, ::sort::..., ::bitmask::...,
+//   sweep::tuning<ExecSpace>::scan::chunk_bytes, ::sort::..., ::segments::..., ::bitmask::...,
 //   ::ocean::..., ::raytrace::..., ::gravity::..., ::team_network::...
 //
 // The primary template below holds the portable defaults, shaped for a GPU
@@ -42,6 +42,12 @@ struct tuning {
     /// binary search then a short sequential merge, one thread per 32
     /// outputs.
     static index_t merge_chunk(const ExecSpace&, index_t) { return 32; }
+  };
+  struct segments {
+    /// Blocks of 8192 elements per thread's walk when offsets become head
+    /// bits (detail/segment_heads.hpp): one, so a GPU runs a thread per
+    /// block.
+    static index_t offset_walk_blocks(const ExecSpace&, index_t) { return 1; }
   };
   struct bitmask {
     /// Indices per scheduling chunk of the bitmask loops (0: the backend's).

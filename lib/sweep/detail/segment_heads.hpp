@@ -6,9 +6,12 @@
 #pragma once
 
 #include <sweep/core.hpp>
+#include <sweep/detail/space.hpp>
+#include <sweep/tuning.hpp>
 
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <type_traits>
 
 namespace sweep::detail {
@@ -167,67 +170,84 @@ KOKKOS_INLINE_FUNCTION index_t upper_bound(const View& offsets, index_t count, i
 
 /// Head bits of n elements from nseg+1 offsets whose first entry is 0 and
 /// last n, into `words` ((n + 31) / 32 of them), checking on the way that
-/// the offsets never decrease (one read of the offsets serves both). Each
-/// block of 32*256 elements finds its first offset by binary search and
-/// walks on to the first offset at or past its end. The walks cover every
-/// offset below n exactly once, in order, when each block (a) sees its own
-/// offsets rise from its first element, (b) stops where the next block's
-/// search starts, and block 0 starts at offset 0; the offsets past the last
-/// walk (trailing empty segments) must all equal n. Returns nseg + 1 when
-/// (a) or (b) fails anywhere, else where the trailing entries start (nseg
-/// when there are none): the caller checks those and reports.
-template <class ExecSpace, class OffsetView, class WordView>
-index_t offsets_to_bits_checked(const ExecSpace& space, const OffsetView& offsets, index_t n, const WordView& words,
-                                const std::string& label) {
-  const index_t nwords = (n + 31) / 32;
-  const index_t nseg = static_cast<index_t>(offsets.extent(0)) - 1;
-  constexpr index_t block_words = offset_walk_block / 32;
-  const index_t nblocks = (nwords + block_words - 1) / block_words;
-  if (nblocks == 0) return 0;
-  index_t result = 0;
-  Kokkos::parallel_reduce(
-      label + "::offsets_to_bits", sweep::detail::range_policy<ExecSpace>(space, 0, nblocks),
-      KOKKOS_LAMBDA(const index_t blk, index_t& worst) {
-        const index_t w0 = blk * block_words;
-        const index_t w1 = (w0 + block_words) < nwords ? (w0 + block_words) : nwords;
-        const index_t e0 = w0 * 32;
-        const index_t e1 = (w1 * 32) < n ? (w1 * 32) : n;
-        index_t s = upper_bound(offsets, nseg, e0 - 1);
-        bool bad = blk == 0 && s != 0;
-        // The block's bits go to a local buffer. Offsets come in order:
-        // the word being filled is carried in a register and stored after
-        // every offset, so the last store to a word holds all its bits and
-        // no OR waits on the store before it. `prev` starts at the block's
-        // first element, so an offset below it (a decrease, or a search
-        // misled by one) stops the walk before it could index outside the
-        // buffer.
-        std::uint32_t bits[block_words];
-        for (index_t w = 0; w < w1 - w0; ++w) bits[w] = 0;
-        index_t prev = e0, word = -1;
-        std::uint32_t acc = 0;
-        for (; s < nseg; ++s) {
-          const index_t o = static_cast<index_t>(offsets(s));
-          if (o < prev) {
-            bad = true;
-            break;
+/// the offsets never decrease (one read of the offsets serves both). The
+/// elements go in blocks of offset_walk_block, a thread's walk covers
+/// tuning<>::segments::offset_walk_blocks of them: it finds its first
+/// offset by binary search and walks on to the first offset at or past
+/// its end. The walks cover every offset below n exactly once, in order,
+/// when each walk (a) sees its own offsets rise from its first element,
+/// (b) stops where the next walk's search starts, and the first walk
+/// starts at offset 0; the offsets past the last walk (trailing empty
+/// segments) must all equal n. to_bits_checked returns nseg + 1 when (a)
+/// or (b) fails anywhere, else where the trailing entries start (nseg when
+/// there are none): the caller checks those and reports.
+///
+/// The dispatch point of the conversion: the primary template is the
+/// portable walk; lib/sweep/host/offsets_backend.hpp marks the heads in a
+/// byte map on host spaces. Same words and the same result either way.
+template <class ExecSpace, class Kind = space_kind_t<ExecSpace>>
+struct offsets_backend {
+  template <class OffsetView, class WordView>
+  static index_t to_bits_checked(const ExecSpace& space, const OffsetView& offsets, index_t n, const WordView& words,
+                                 const std::string& label) {
+    const index_t nwords = (n + 31) / 32;
+    const index_t nseg = static_cast<index_t>(offsets.extent(0)) - 1;
+    constexpr index_t block_words = offset_walk_block / 32;
+    const index_t nblocks = (nwords + block_words - 1) / block_words;
+    if (nblocks == 0) return 0;
+    const index_t per = tuning<ExecSpace>::segments::offset_walk_blocks(space, nblocks);
+    const index_t nwalks = (nblocks + per - 1) / per;
+    index_t result = 0;
+    Kokkos::parallel_reduce(
+        label + "::offsets_to_bits", sweep::detail::range_policy<ExecSpace>(space, 0, nwalks),
+        KOKKOS_LAMBDA(const index_t walk, index_t& worst) {
+          const index_t b0 = walk * per;
+          const index_t b1 = (b0 + per) < nblocks ? (b0 + per) : nblocks;
+          index_t s = upper_bound(offsets, nseg, b0 * offset_walk_block - 1);
+          bool bad = walk == 0 && s != 0;
+          index_t e1 = 0;
+          for (index_t blk = b0; blk < b1 && !bad; ++blk) {
+            const index_t w0 = blk * block_words;
+            const index_t w1 = (w0 + block_words) < nwords ? (w0 + block_words) : nwords;
+            const index_t e0 = w0 * 32;
+            e1 = (w1 * 32) < n ? (w1 * 32) : n;
+            // The block's bits go to a local buffer. Offsets come in order:
+            // the word being filled is carried in a register and stored
+            // after every offset, so the last store to a word holds all its
+            // bits and no OR waits on the store before it. `prev` starts at
+            // the block's first element, so an offset below it (a decrease,
+            // or a search misled by one) stops the walk before it could
+            // index outside the buffer.
+            std::uint32_t bits[block_words];
+            for (index_t w = 0; w < w1 - w0; ++w) bits[w] = 0;
+            index_t prev = e0, word = -1;
+            std::uint32_t acc = 0;
+            for (; s < nseg; ++s) {
+              const index_t o = static_cast<index_t>(offsets(s));
+              if (o < prev) {
+                bad = true;
+                break;
+              }
+              if (o >= e1) break;
+              const index_t w = o >> 5;
+              // acc kept (mask all ones) or dropped (zero) without a
+              // branch: the word changes at random for short segments.
+              acc = (acc & (std::uint32_t(0) - static_cast<std::uint32_t>(w == word))) |
+                    (std::uint32_t(1) << (o & 31));
+              bits[w - w0] = acc;
+              word = w;
+              prev = o;
+            }
+            for (index_t w = w0; w < w1; ++w) words(w) = bits[w - w0];
           }
-          if (o >= e1) break;
-          const index_t w = o >> 5;
-          // acc kept (mask all ones) or dropped (zero) without a branch:
-          // the word changes at random for short segments.
-          acc = (acc & (std::uint32_t(0) - static_cast<std::uint32_t>(w == word))) | (std::uint32_t(1) << (o & 31));
-          bits[w - w0] = acc;
-          word = w;
-          prev = o;
-        }
-        for (index_t w = w0; w < w1; ++w) words(w) = bits[w - w0];
-        if (!bad && s != upper_bound(offsets, nseg, e1 - 1)) bad = true;
-        const index_t mine = bad ? nseg + 1 : (blk == nblocks - 1 ? s : 0);
-        if (mine > worst) worst = mine;
-      },
-      Kokkos::Max<index_t>(result));
-  return result;
-}
+          if (!bad && s != upper_bound(offsets, nseg, e1 - 1)) bad = true;
+          const index_t mine = bad ? nseg + 1 : (walk == nwalks - 1 ? s : 0);
+          if (mine > worst) worst = mine;
+        },
+        Kokkos::Max<index_t>(result));
+    return result;
+  }
+};
 
 /// ids(i) = the segment (index into offsets) that holds element i.
 template <class ExecSpace, class OffsetView, class IdView>
@@ -250,3 +270,6 @@ void offsets_to_ids(const ExecSpace& space, const OffsetView& offsets, index_t n
 }
 
 }  // namespace sweep::detail
+
+#define SWEEP_DISPATCH_OFFSETS
+#include <sweep/backend.hpp>

@@ -100,7 +100,7 @@ void check_offsets_rise(const ExecSpace& space, const V& off, const char* where)
 }
 
 /// Checks offsets on their own: at least one entry, first 0, and (unless
-/// `rise` is false: the caller converts them with offsets_to_bits_checked,
+/// `rise` is false: the caller converts them with offsets_backend,
 /// which checks it in the same pass) monotone. Returns the last entry (the
 /// number of elements they describe).
 template <class ExecSpace, class V>
@@ -171,7 +171,7 @@ void check_segments(const ExecSpace& space, const S& s, index_t n, const char* w
 template <class ExecSpace>
 using head_scratch = std::optional<workspace_lease<typename ExecSpace::memory_space>>;
 
-/// After offsets_to_bits_checked returned `tail`: the entries from `tail`
+/// After offsets_backend<>::to_bits_checked returned `tail`: the entries from `tail`
 /// on lie at or past n and must all be n; any other outcome means the
 /// offsets decrease somewhere, and the error names the first decrease.
 template <class ExecSpace, class V>
@@ -203,7 +203,7 @@ auto make_heads(const ExecSpace& space, const S& s, index_t n, const std::string
     scratch.emplace(lease_t::piece(sizeof(std::uint32_t) * nwords));
     scratch->release_after(space);
     const auto words = scratch->template view<std::uint32_t>(nwords);
-    const index_t tail = offsets_to_bits_checked(space, s.offsets, n, words, label);
+    const index_t tail = offsets_backend<ExecSpace>::to_bits_checked(space, s.offsets, n, words, label);
     check_offsets_tail(space, s.offsets, tail, n, label, where);
     return bit_heads<decltype(words)>{words};
   } else return key_heads<decltype(s.keys)>{s.keys};

@@ -48,6 +48,19 @@ struct tuning<ExecSpace, detail::host_kind> {
       return std::max<index_t>(n / (8 * index_t(space.concurrency())), 4096);
     }
   };
+  struct segments {
+    /// Blocks of 8192 elements per thread's walk when offsets become head
+    /// bits (host/offsets_backend.hpp): about eight walks per thread (load
+    /// balance), at most 16 (131072 elements). A walk starts with two
+    /// binary searches over the offsets and a cold stream: at one block per
+    /// walk, segscan offsets/8/int32 at 2^26 took 16.8-17.1 ms against
+    /// 14.4-14.6 ms at 16 (bench_segmented_scan, two alternating runs,
+    /// medians of 3); 64 and 256 ran as 16 did (14.7-15.3 ms).
+    static index_t offset_walk_blocks(const ExecSpace& space, index_t blocks) {
+      const index_t per = blocks / (8 * index_t(space.concurrency()));
+      return per < 1 ? 1 : (per > 16 ? 16 : per);
+    }
+  };
   struct bitmask {
     /// Indices per task of the bitmask loops: about eight tasks per thread
     /// (load balance), at most 4096 (a task stays short).

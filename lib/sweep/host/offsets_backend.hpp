@@ -1,0 +1,139 @@
+// Segment offsets to head bits on host spaces: one thread walks several
+// blocks of elements (tuning<>::segments::offset_walk_blocks) through a
+// byte map. The portable walk ORs each offset's bit into the word it
+// carries, a dependency from one offset to the next; here each offset
+// stores one byte (0x80) at its element's place in a map of the block,
+// stores that depend on nothing, and the block's words are read out of
+// the map 32 bytes at a time (a byte-sign mask: AVX2 or SSE2), clearing
+// it for the next block. Several blocks per walk also spare most of the
+// binary searches that start the portable walks. Words, checks and the
+// returned value are the portable walk's (detail/segment_heads.hpp).
+#pragma once
+
+#include <sweep/detail/segment_heads.hpp>
+#include <sweep/host/isa.hpp>
+#include <sweep/tuning.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+
+namespace sweep::detail {
+
+#if SWEEP_HOST_COMPILER
+/// Head words 0..count of a block from its byte map (0x80 where an element
+/// starts a segment, else 0), leaving those map bytes zero.
+inline void map_to_words_scalar(std::uint8_t* map, std::uint32_t* words, index_t count) {
+  for (index_t w = 0; w < count; ++w) {
+    std::uint32_t x = 0;
+    for (int j = 0; j < 32; ++j) x |= std::uint32_t(map[32 * w + j] >> 7) << j;
+    for (int j = 0; j < 32; ++j) map[32 * w + j] = 0;
+    words[w] = x;
+  }
+}
+
+#if SWEEP_HOST_SSE
+inline void map_to_words_sse2(std::uint8_t* map, std::uint32_t* words, index_t count) {
+  const __m128i zero = _mm_setzero_si128();
+  for (index_t w = 0; w < count; ++w) {
+    auto* p = reinterpret_cast<__m128i*>(map + 32 * w);
+    const auto lo = static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_load_si128(p)));
+    const auto hi = static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_load_si128(p + 1)));
+    _mm_store_si128(p, zero);
+    _mm_store_si128(p + 1, zero);
+    words[w] = lo | (hi << 16);
+  }
+}
+#endif
+
+#if SWEEP_HOST_MULTI
+#pragma GCC push_options
+#pragma GCC target("avx2")
+inline void map_to_words_avx2(std::uint8_t* map, std::uint32_t* words, index_t count) {
+  const __m256i zero = _mm256_setzero_si256();
+  for (index_t w = 0; w < count; ++w) {
+    auto* p = reinterpret_cast<__m256i*>(map + 32 * w);
+    words[w] = static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_load_si256(p)));
+    _mm256_store_si256(p, zero);
+  }
+}
+#pragma GCC pop_options
+#endif
+
+inline void map_to_words(std::uint8_t* map, std::uint32_t* words, index_t count) {
+#if SWEEP_HOST_MULTI
+  if (host::uses(host::isa::avx2)) return map_to_words_avx2(map, words, count);
+#endif
+#if SWEEP_HOST_SSE
+  map_to_words_sse2(map, words, count);
+#else
+  map_to_words_scalar(map, words, count);
+#endif
+}
+
+/// One thread's walk over blocks [b0, b1): the head words of each block,
+/// offsets from `s` on (left at the first offset at or past the walk's
+/// end). Returns false when an offset lies below the one before it (or
+/// the first below the walk's first element). A stray offset of a
+/// decreasing sequence lands somewhere in the map (its place is taken
+/// modulo the block), never outside it.
+template <class O>
+bool walk_offset_blocks(const O* offsets, index_t nseg, index_t n, index_t b0, index_t b1, std::uint32_t* words,
+                        index_t& s) {
+  constexpr index_t block = offset_walk_block;
+  alignas(64) std::uint8_t map[block] = {};
+  index_t prev = b0 * block;
+  bool rise = true;
+  for (index_t b = b0; b < b1; ++b) {
+    const index_t e0 = b * block;
+    const index_t e1 = e0 + block < n ? e0 + block : n;
+    for (; s < nseg; ++s) {
+      const auto o = static_cast<index_t>(offsets[s]);
+      if (o >= e1) break;
+      rise &= o >= prev;
+      prev = o;
+      map[(o - e0) & (block - 1)] = 0x80;
+    }
+    map_to_words(map, words + e0 / 32, (e1 - e0 + 31) / 32);
+  }
+  return rise;
+}
+#endif
+
+template <class ExecSpace>
+struct offsets_backend<ExecSpace, host_kind> : offsets_backend<ExecSpace, portable_kind> {
+#if SWEEP_HOST_COMPILER
+  template <class OffsetView, class WordView>
+  static index_t to_bits_checked(const ExecSpace& space, const OffsetView& offsets, index_t n, const WordView& words,
+                                 const std::string& label) {
+    using base = offsets_backend<ExecSpace, portable_kind>;
+    static_assert(std::is_same_v<typename WordView::non_const_value_type, std::uint32_t>);
+    if (!dense(offsets) || !dense(words)) return base::to_bits_checked(space, offsets, n, words, label);
+    const index_t nseg = static_cast<index_t>(offsets.extent(0)) - 1;
+    const index_t nblocks = (n + offset_walk_block - 1) / offset_walk_block;
+    if (nblocks == 0) return 0;
+    const index_t per = tuning<ExecSpace>::segments::offset_walk_blocks(space, nblocks);
+    const index_t nwalks = (nblocks + per - 1) / per;
+    const auto* off = offsets.data();
+    std::uint32_t* const out = words.data();
+    index_t result = 0;
+    Kokkos::parallel_reduce(
+        label + "::offsets_to_bits", range_policy<ExecSpace>(space, 0, nwalks),
+        [=](const index_t walk, index_t& worst) {
+          const index_t b0 = walk * per;
+          const index_t b1 = b0 + per < nblocks ? b0 + per : nblocks;
+          index_t s = upper_bound(offsets, nseg, b0 * offset_walk_block - 1);
+          bool bad = walk == 0 && s != 0;
+          if (!walk_offset_blocks(off, nseg, n, b0, b1, out, s)) bad = true;
+          const index_t end = b1 * offset_walk_block < n ? b1 * offset_walk_block : n;
+          if (!bad && s != upper_bound(offsets, nseg, end - 1)) bad = true;
+          const index_t mine = bad ? nseg + 1 : (walk == nwalks - 1 ? s : 0);
+          if (mine > worst) worst = mine;
+        },
+        Kokkos::Max<index_t>(result));
+    return result;
+  }
+#endif
+};
+
+}  // namespace sweep::detail
