@@ -5,9 +5,8 @@
 // stores one byte (0x80) at its element's place in a map of the block,
 // stores that depend on nothing, and the block's words are read out of
 // the map 32 bytes at a time (a byte-sign mask: AVX2 or SSE2), clearing
-// it for the next block. Several blocks per walk also spare most of the
-// binary searches that start the portable walks. Words, checks and the
-// returned value are the portable walk's (detail/segment_heads.hpp).
+// it for the next block. Words, checks and the returned value are the
+// portable walk's (detail/segment_heads.hpp).
 #pragma once
 
 #include <sweep/detail/segment_heads.hpp>
