@@ -1,14 +1,15 @@
 // BVH traversal against brute force (same primitive, same distance) on
 // random scenes and rays, in every mode and packet size; packets equal
 // single rays exactly; BVH invariants (boxes contain their children and
-// triangles, every triangle in one leaf); refit; the watertight test on
-// shared edges and vertices.
+// triangles, every triangle in one leaf); a build level's two partitions
+// agree; refit; the watertight test on shared edges and vertices.
 #include <sweep/raytrace.hpp>
 
 #include "raytrace_reference.hpp"
 #include "test_support.hpp"
 
 #include <algorithm>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -225,6 +226,86 @@ TEST_CASE_TEMPLATE("BVH invariants: boxes contain children and triangles, leaves
       CHECK(wide_ok);
       CHECK(wide_tris == m.triangles.size());
     }
+  }
+}
+
+TEST_CASE_TEMPLATE("a build level partitions node by node exactly as by the scan of every triangle's side", Space,
+                   SWEEP_TEST_SPACES) {
+  using Mem = typename Space::memory_space;
+  using Policy = Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>;
+  // Triangle boxes: a random soup, then 20 copies of one box (coincident
+  // centroids: a median split even at an SAH level).
+  const auto m = random_soup(3000, 0.05f, 7);
+  std::vector<rt::aabb> boxes;
+  for (const auto& t : m.triangles) {
+    rt::aabb b;
+    for (int c = 0; c < 3; ++c) b.grow(m.vertices[std::size_t(t[std::size_t(c)])]);
+    boxes.push_back(b);
+  }
+  for (int k = 0; k < 20; ++k) boxes.push_back(boxes[5]);
+  const auto n = std::int32_t(boxes.size());
+  // The level's nodes 3..8 own these ranges (ids between them are in
+  // finished leaves); the ids start shuffled so that order matters.
+  const std::vector<std::int32_t> begins{0, 10, 1010, 1013, 2600, n - 20}, ends{3, 1010, 1013, 2500, n - 20, n};
+  const std::int64_t lo = 3, hi = lo + std::int64_t(begins.size()), width = hi - lo;
+  std::vector<std::int32_t> ids0(static_cast<std::size_t>(n)), b0(static_cast<std::size_t>(hi), 0),
+      e0(static_cast<std::size_t>(hi), 0);
+  for (std::int32_t i = 0; i < n; ++i) ids0[std::size_t(i)] = i;
+  std::mt19937 gen(11);
+  std::shuffle(ids0.begin(), ids0.end() - 20, gen);  // the copies stay in the last node
+  std::shuffle(ids0.end() - 20, ids0.end(), gen);
+  for (std::size_t k = 0; k < begins.size(); ++k) b0[std::size_t(lo) + k] = begins[k], e0[std::size_t(lo) + k] = ends[k];
+  const auto d_boxes = to_device<Space>(boxes);
+  for (int level : {0, 48}) {  // 48: bvh_options' median_depth, halves by position
+    CAPTURE(level);
+    const int bins = 16, max_leaf = 4, median_depth = 48;
+    auto run = [&](bool in_node, std::vector<rt::detail::split_plan>& plans_out, std::vector<std::int32_t>& scan_nleft) {
+      rt::detail::build_views<Mem> v{d_boxes, to_device<Space>(ids0), Kokkos::View<rt::bvh_node*, Mem>("nodes", hi),
+                                     to_device<Space>(b0), to_device<Space>(e0)};
+      Kokkos::View<rt::detail::split_plan*, Mem> plans("plans", width);
+      Kokkos::View<std::int32_t*, Mem> tmp("tmp", n), flags("flags", n + 1);
+      Kokkos::parallel_for(Policy(0, width),
+                           rt::detail::plan_splits<Mem>{v, plans, tmp, lo, level, max_leaf, bins, median_depth, in_node});
+      if (!in_node) {
+        Kokkos::parallel_for(Policy(0, n + 1), rt::detail::flag_left<Mem>{v, plans, flags, lo, hi, n, bins});
+        sweep::exclusive_scan(Space(), flags, flags, std::int32_t(0));
+        Kokkos::parallel_for(Policy(0, n), rt::detail::partition_ids<Mem>{v, plans, flags, tmp, lo, hi});
+        Kokkos::deep_copy(v.ids, tmp);
+        const auto f = to_host(flags);
+        for (std::size_t k = 0; k < begins.size(); ++k)
+          scan_nleft.push_back(f[std::size_t(ends[k])] - f[std::size_t(begins[k])]);
+      }
+      plans_out = to_host(plans);
+      return to_host(v.ids);
+    };
+    std::vector<rt::detail::split_plan> by_node, by_scan;
+    std::vector<std::int32_t> unused, scan_nleft;
+    const auto ids_node = run(true, by_node, unused);
+    const auto ids_scan = run(false, by_scan, scan_nleft);
+    CHECK(ids_node == ids_scan);
+    CHECK((ids_node != ids0) == (level == 0));  // halves by position keep the order
+    int sah = 0, median = 0;
+    for (std::size_t k = 0; k < begins.size(); ++k) {
+      CAPTURE(k);
+      const auto &a = by_node[k], &b = by_scan[k];
+      CHECK(a.axis == b.axis);
+      CHECK(a.split_bin == b.split_bin);
+      CHECK(a.nleft == b.nleft);
+      if (a.axis >= 0) CHECK(a.nleft == scan_nleft[k]);
+      const auto same = [](const rt::vec3f& x, const rt::vec3f& y) { return x.x == y.x && x.y == y.y && x.z == y.z; };
+      CHECK((same(a.left.lo, b.left.lo) && same(a.left.hi, b.left.hi) && same(a.right.lo, b.right.lo) &&
+             same(a.right.hi, b.right.hi)));
+      // Every triangle of a splitting node lies in its child's box.
+      if (a.axis >= 0)
+        for (std::int32_t i = begins[k]; i < ends[k]; ++i)
+          CHECK((i < begins[k] + a.nleft ? a.left : a.right).contains(boxes[std::size_t(ids_node[std::size_t(i)])]));
+      sah += a.split_bin > 0;
+      median += a.split_bin < 0 && a.axis >= 0;
+    }
+    // Both kinds of split are exercised (nodes 0 and 2 are leaves; the
+    // coincident node halves at every level).
+    CHECK(sah == (level == 0 ? 3 : 0));
+    CHECK(median == (level == 0 ? 1 : 4));
   }
 }
 

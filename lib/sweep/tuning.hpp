@@ -82,6 +82,11 @@ struct tuning {
     /// about half the binary BVH's (bvh_options::median_depth <= 64, then
     /// median splits): 3 x 64 = 192.
     static constexpr int stack_size = 192;
+    /// BVH build: a level partitions one node per thread once it has this
+    /// many nodes per unit of concurrency; below, every triangle flags its
+    /// side and a scan places it. A GPU needs the per-triangle form until
+    /// a level is tens of thousands of nodes wide; to be measured on a GPU.
+    static constexpr int build_nodes_per_thread = 1;
   };
   struct gravity {
     /// Threads per partition's team in the tree walk: 64 lanes share a

@@ -36,6 +36,7 @@
 #include <sweep/raytrace/geometry.hpp>
 #include <sweep/raytrace/mesh.hpp>
 #include <sweep/scan.hpp>
+#include <sweep/tuning.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -145,18 +146,25 @@ class bvh {
     m_levels.assign({0, 1});
     set_root(space, nodes, begin, end, boxes, n);
     const int bins = m_options.bins, max_leaf = m_options.max_leaf;
+    const index_t concurrency = index_t(space.concurrency());
     for (int level = 0;; ++level) {
       const index_t lo = m_levels[level], hi = m_levels[level + 1], width = hi - lo;
       detail::build_views<memory_space> v{boxes, m_ids, nodes, begin, end};
-      Kokkos::parallel_for("sweep::raytrace::plan_splits",
-                           sweep::detail::range_policy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(space, 0, width),
-                           detail::plan_splits<memory_space>{v, plans, lo, level, max_leaf, bins, m_options.median_depth});
-      Kokkos::parallel_for("sweep::raytrace::flag_left", Range(space, 0, n + 1),
-                           detail::flag_left<memory_space>{v, plans, flags, lo, hi, n, bins});
-      exclusive_scan("sweep::raytrace::partition_scan", space, flags, flags, std::int32_t(0));
-      Kokkos::parallel_for("sweep::raytrace::partition", Range(space, 0, n),
-                           detail::partition_ids<memory_space>{v, plans, flags, tmp, lo, hi});
-      std::swap(m_ids, tmp);
+      // Many nodes: each partitions its own range; few (large) ones: every
+      // triangle flags its side and one scan places them all.
+      const bool in_node = width >= index_t(tuning<ExecSpace>::raytrace::build_nodes_per_thread) * concurrency;
+      Kokkos::parallel_for(
+          "sweep::raytrace::plan_splits",
+          sweep::detail::range_policy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(space, 0, width),
+          detail::plan_splits<memory_space>{v, plans, tmp, lo, level, max_leaf, bins, m_options.median_depth, in_node});
+      if (!in_node) {
+        Kokkos::parallel_for("sweep::raytrace::flag_left", Range(space, 0, n + 1),
+                             detail::flag_left<memory_space>{v, plans, flags, lo, hi, n, bins});
+        exclusive_scan("sweep::raytrace::partition_scan", space, flags, flags, std::int32_t(0));
+        Kokkos::parallel_for("sweep::raytrace::partition", Range(space, 0, n),
+                             detail::partition_ids<memory_space>{v, plans, flags, tmp, lo, hi});
+        std::swap(m_ids, tmp);
+      }
       const auto pl = plans;
       const auto cc = Kokkos::subview(child_counts, Kokkos::make_pair(index_t(0), width));
       const auto co = Kokkos::subview(child_offsets, Kokkos::make_pair(index_t(0), width));
@@ -165,7 +173,7 @@ class bvh {
       const index_t children = exclusive_scan("sweep::raytrace::child_scan", space, cc, co, std::int32_t(0));
       v.ids = m_ids;
       Kokkos::parallel_for("sweep::raytrace::write_children", Range(space, 0, width),
-                           detail::write_children<memory_space>{v, plans, flags, co, lo, hi});
+                           detail::write_children<memory_space>{v, plans, co, lo, hi});
       if (children == 0) break;
       m_levels.push_back(hi + children);
     }

@@ -2,14 +2,17 @@
 // tree at a time):
 //   1. plan_splits: every node of the level with more than `max_leaf`
 //      triangles bins its triangles' centroids into `bins` bins per axis
-//      (counts and boxes) and picks the split of least surface-area cost; a
-//      node whose centroids coincide, or one deeper than `median_depth`,
-//      splits its range in half instead;
-//   2. flag_left + partition_ids: every triangle flags its side; an
-//      exclusive scan of the flags gives each its place, and one scatter
-//      partitions all nodes at once (stable within each side);
+//      (counts and boxes, all three axes in one pass) and picks the split
+//      of least surface-area cost, whose children's boxes and sizes come
+//      from the bins; a node whose centroids coincide, or one deeper than
+//      `median_depth`, splits its range in half instead. On a level with
+//      many nodes it also partitions its range in place (partition_in_node);
+//   2. otherwise (few, large nodes) flag_left + partition_ids: every
+//      triangle flags its side; an exclusive scan of the flags gives each
+//      its place, and one scatter partitions all nodes at once. Both
+//      partitions are stable within each side, so both give the same order;
 //   3. write_children: leaves are finished, splitting nodes get their two
-//      children, whose boxes come from the bins.
+//      children.
 // triangle_boxes and leaf_triangles prepare the input and copy triangles
 // into leaf order.
 #pragma once
@@ -30,6 +33,7 @@ struct split_plan {
   int axis = -1;          // -1: a leaf
   int split_bin = 0;      // bins [0, split_bin) go left; -1: median split by position
   float lo = 0, scale = 0;
+  std::int32_t nleft = 0;  // triangles that go left
   aabb left, right;
 };
 
@@ -41,20 +45,27 @@ struct build_views {
   Kokkos::View<std::int32_t*, Mem> begin, end;  // node ranges of ids
 };
 
-template <class Mem>
-KOKKOS_INLINE_FUNCTION int bin_of(const split_plan& p, const aabb& box, int bins) {
-  const float c = centroid(box)[p.axis];
-  const int b = int((c - p.lo) * p.scale);
+KOKKOS_INLINE_FUNCTION int bin_of(float c, float lo, float scale, int bins) {
+  const int b = int((c - lo) * scale);
   return b < 0 ? 0 : (b >= bins ? bins - 1 : b);
 }
 
-/// Step 1 for frontier node lo + k.
+template <class Mem>
+KOKKOS_INLINE_FUNCTION int bin_of(const split_plan& p, const aabb& box, int bins) {
+  return bin_of(centroid(box)[p.axis], p.lo, p.scale, bins);
+}
+
+/// Step 1 for frontier node lo + k. With partition_in_node (the nodes of a
+/// level own disjoint ranges of ids) the node also partitions its range:
+/// lefts in order, rights in order after them, through `tmp`.
 template <class Mem>
 struct plan_splits {
   build_views<Mem> v;
   Kokkos::View<split_plan*, Mem> plans;
+  Kokkos::View<std::int32_t*, Mem> tmp;
   index_t lo;
   int level, max_leaf, bins, median_depth;
+  bool partition_in_node;
   KOKKOS_INLINE_FUNCTION void operator()(const index_t k) const {
     const index_t node = lo + k;
     const std::int32_t b = v.begin(node), e = v.end(node);
@@ -66,55 +77,77 @@ struct plan_splits {
     aabb cb;
     for (std::int32_t i = b; i < e; ++i) cb.grow(centroid(v.boxes(v.ids(i))));
     const vec3f extent = cb.hi - cb.lo;
-    float best = __builtin_huge_valf();
     if (level < median_depth) {
+      // Counts and boxes per bin of every axis with an extent, in one pass.
+      float axis_lo[3], axis_scale[3];
+      aabb box[3][max_bins];
+      std::int32_t count[3][max_bins];
+      for (int axis = 0; axis < 3; ++axis) {
+        axis_lo[axis] = cb.lo[axis];
+        axis_scale[axis] = extent[axis] > 0 ? float(bins) / extent[axis] * (1.0f - 1e-6f) : 0.0f;
+        for (int j = 0; j < bins; ++j) count[axis][j] = 0, box[axis][j] = aabb{};
+      }
+      for (std::int32_t i = b; i < e; ++i) {
+        const aabb& t = v.boxes(v.ids(i));
+        const vec3f c = centroid(t);
+        for (int axis = 0; axis < 3; ++axis) {
+          if (!(extent[axis] > 0)) continue;
+          const int j = bin_of(c[axis], axis_lo[axis], axis_scale[axis], bins);
+          ++count[axis][j];
+          box[axis][j].grow(t);
+        }
+      }
+      float best = __builtin_huge_valf();
       for (int axis = 0; axis < 3; ++axis) {
         if (!(extent[axis] > 0)) continue;
-        split_plan trial;
-        trial.axis = axis;
-        trial.lo = cb.lo[axis];
-        trial.scale = float(bins) / extent[axis] * (1.0f - 1e-6f);
-        aabb box[max_bins];
-        std::int32_t count[max_bins];
-        for (int j = 0; j < bins; ++j) count[j] = 0, box[j] = aabb{};
-        for (std::int32_t i = b; i < e; ++i) {
-          const aabb& t = v.boxes(v.ids(i));
-          const int j = bin_of<Mem>(trial, t, bins);
-          ++count[j];
-          box[j].grow(t);
-        }
         // Sweep: right areas from the top, then left to right.
         float right_area[max_bins];
         aabb acc;
-        for (int j = bins - 1; j > 0; --j) acc.grow(box[j]), right_area[j] = acc.area();
+        for (int j = bins - 1; j > 0; --j) acc.grow(box[axis][j]), right_area[j] = acc.area();
         aabb left;
         std::int32_t nl = 0;
         for (int j = 1; j < bins; ++j) {
-          left.grow(box[j - 1]);
-          nl += count[j - 1];
+          left.grow(box[axis][j - 1]);
+          nl += count[axis][j - 1];
           const std::int32_t nr = (e - b) - nl;
           if (nl == 0 || nr == 0) continue;
           const float cost = left.area() * float(nl) + right_area[j] * float(nr);
           if (cost < best) {
             best = cost;
-            p = trial;
+            p.axis = axis;
+            p.lo = axis_lo[axis];
+            p.scale = axis_scale[axis];
             p.split_bin = j;
           }
         }
       }
-    }
-    if (p.axis >= 0) {
-      for (int side = 0; side < 2; ++side) (side ? p.right : p.left) = aabb{};
-      for (std::int32_t i = b; i < e; ++i) {
-        const aabb& t = v.boxes(v.ids(i));
-        (bin_of<Mem>(p, t, bins) < p.split_bin ? p.left : p.right).grow(t);
+      if (p.axis >= 0) {
+        // The children's boxes are unions of the bins' (min and max: exact).
+        for (int j = 0; j < bins; ++j) {
+          (j < p.split_bin ? p.left : p.right).grow(box[p.axis][j]);
+          if (j < p.split_bin) p.nleft += count[p.axis][j];
+        }
       }
-    } else {
+    }
+    if (p.axis < 0) {
       // Coincident centroids or past the depth limit: halves by position.
       p.axis = 0;
       p.split_bin = -1;
-      const std::int32_t mid = b + (e - b) / 2;
+      p.nleft = (e - b) / 2;
+      const std::int32_t mid = b + p.nleft;
       for (std::int32_t i = b; i < e; ++i) (i < mid ? p.left : p.right).grow(v.boxes(v.ids(i)));
+    }
+    if (partition_in_node) {
+      // Lefts forward from b, rights backward from e - 1, then back in order.
+      std::int32_t l = b, r = e;
+      for (std::int32_t i = b; i < e; ++i) {
+        const std::int32_t id = v.ids(i);
+        const bool left = p.split_bin < 0 ? i < b + p.nleft : bin_of<Mem>(p, v.boxes(id), bins) < p.split_bin;
+        if (left) tmp(l++) = id;
+        else tmp(--r) = id;
+      }
+      for (std::int32_t i = b; i < l; ++i) v.ids(i) = tmp(i);
+      for (std::int32_t i = l; i < e; ++i) v.ids(i) = tmp(e - 1 - (i - l));
     }
     plans(k) = p;
   }
@@ -185,7 +218,7 @@ template <class Mem>
 struct write_children {
   build_views<Mem> v;
   Kokkos::View<const split_plan*, Mem> plans;
-  Kokkos::View<const std::int32_t*, Mem> scanned, child_offsets;
+  Kokkos::View<const std::int32_t*, Mem> child_offsets;
   index_t lo, hi;
   KOKKOS_INLINE_FUNCTION void operator()(const index_t k) const {
     const index_t node = lo + k;
@@ -197,7 +230,7 @@ struct write_children {
       nd.meta = std::uint32_t(e - b) << 2;
       return;
     }
-    const std::int32_t nleft = scanned(e) - scanned(b);
+    const std::int32_t nleft = p.nleft;
     const index_t c = hi + child_offsets(k);
     nd.first = std::int32_t(c);
     nd.meta = std::uint32_t(p.axis);
