@@ -26,7 +26,7 @@ TEST_CASE("print_configuration names the versions, the default space and every t
                             "bitmask.grain", "bitmask.words_per_task",
                             "ocean.team_size", "ocean.strip_rows", "ocean.tile_rows", "ocean.tile_cols",
                             "raytrace.automatic_packets", "raytrace.packet_size", "raytrace.stack_size",
-                            "gravity.team_size"})
+                            "raytrace.build_nodes_per_thread", "gravity.team_size"})
     CHECK_MESSAGE(s.find(std::string("\ntuning.") + group + ": ") != std::string::npos, group);
   CHECK(s.find("\nbuilt: mpi ") != std::string::npos);
 }

@@ -136,6 +136,7 @@ inline void print_configuration(std::ostream& os) {
   detail::print_tuning_field(os, "raytrace", "automatic_packets", tune::raytrace::automatic_packets ? "yes" : "no");
   detail::print_tuning_field(os, "raytrace", "packet_size", tune::raytrace::packet_size);
   detail::print_tuning_field(os, "raytrace", "stack_size", tune::raytrace::stack_size);
+  detail::print_tuning_field(os, "raytrace", "build_nodes_per_thread", tune::raytrace::build_nodes_per_thread);
   detail::print_tuning_field(os, "gravity", "team_size", tune::gravity::team_size);
   detail::print_group_size<typename tune::gravity>(os);
 
