@@ -168,6 +168,25 @@ KOKKOS_INLINE_FUNCTION index_t upper_bound(const View& offsets, index_t count, i
   return lo;
 }
 
+/// One walk of to_bits_checked (below) over blocks [b0, b1) of nblocks:
+/// finds its first offset, runs `walk_blocks(b0, b1, s)` (writes the
+/// blocks' words from offset s on, leaves s at the first offset at or past
+/// the walk's end, returns false when the offsets fell), and checks where
+/// it stopped. Returns the walk's part of the verdict: nseg + 1 when
+/// anything failed, else for the last walk where it stopped, else 0.
+template <class View, class WalkBlocks>
+KOKKOS_INLINE_FUNCTION index_t offset_walk(const View& offsets, index_t nseg, index_t n, index_t nblocks, index_t per,
+                                           index_t walk, index_t nwalks, const WalkBlocks& walk_blocks) {
+  const index_t b0 = walk * per;
+  const index_t b1 = b0 + per < nblocks ? b0 + per : nblocks;
+  index_t s = upper_bound(offsets, nseg, b0 * offset_walk_block - 1);
+  bool bad = walk == 0 && s != 0;
+  if (!bad && !walk_blocks(b0, b1, s)) bad = true;
+  const index_t end = b1 * offset_walk_block < n ? b1 * offset_walk_block : n;
+  if (!bad && s != upper_bound(offsets, nseg, end - 1)) bad = true;
+  return bad ? nseg + 1 : (walk == nwalks - 1 ? s : 0);
+}
+
 /// Head bits of n elements from nseg+1 offsets whose first entry is 0 and
 /// last n, into `words` ((n + 31) / 32 of them), checking on the way that
 /// the offsets never decrease (one read of the offsets serves both). The
@@ -201,47 +220,41 @@ struct offsets_backend {
     Kokkos::parallel_reduce(
         label + "::offsets_to_bits", sweep::detail::range_policy<ExecSpace>(space, 0, nwalks),
         KOKKOS_LAMBDA(const index_t walk, index_t& worst) {
-          const index_t b0 = walk * per;
-          const index_t b1 = (b0 + per) < nblocks ? (b0 + per) : nblocks;
-          index_t s = upper_bound(offsets, nseg, b0 * offset_walk_block - 1);
-          bool bad = walk == 0 && s != 0;
-          index_t e1 = 0;
-          for (index_t blk = b0; blk < b1 && !bad; ++blk) {
-            const index_t w0 = blk * block_words;
-            const index_t w1 = (w0 + block_words) < nwords ? (w0 + block_words) : nwords;
-            const index_t e0 = w0 * 32;
-            e1 = (w1 * 32) < n ? (w1 * 32) : n;
-            // The block's bits go to a local buffer. Offsets come in order:
-            // the word being filled is carried in a register and stored
-            // after every offset, so the last store to a word holds all its
-            // bits and no OR waits on the store before it. `prev` starts at
-            // the block's first element, so an offset below it (a decrease,
-            // or a search misled by one) stops the walk before it could
-            // index outside the buffer.
-            std::uint32_t bits[block_words];
-            for (index_t w = 0; w < w1 - w0; ++w) bits[w] = 0;
-            index_t prev = e0, word = -1;
-            std::uint32_t acc = 0;
-            for (; s < nseg; ++s) {
-              const index_t o = static_cast<index_t>(offsets(s));
-              if (o < prev) {
-                bad = true;
-                break;
+          const auto walk_blocks = [&](index_t b0, index_t b1, index_t& s) {
+            for (index_t blk = b0; blk < b1; ++blk) {
+              const index_t w0 = blk * block_words;
+              const index_t w1 = (w0 + block_words) < nwords ? (w0 + block_words) : nwords;
+              const index_t e0 = w0 * 32;
+              const index_t e1 = (w1 * 32) < n ? (w1 * 32) : n;
+              // The block's bits go to a local buffer. Offsets come in
+              // order: the word being filled is carried in a register and
+              // stored after every offset, so the last store to a word
+              // holds all its bits and no OR waits on the store before it.
+              // `prev` starts at the block's first element, so an offset
+              // below it (a decrease, or a search misled by one) stops the
+              // walk before it could index outside the buffer.
+              std::uint32_t bits[block_words];
+              for (index_t w = 0; w < w1 - w0; ++w) bits[w] = 0;
+              index_t prev = e0, word = -1;
+              std::uint32_t acc = 0;
+              for (; s < nseg; ++s) {
+                const index_t o = static_cast<index_t>(offsets(s));
+                if (o < prev) return false;
+                if (o >= e1) break;
+                const index_t w = o >> 5;
+                // acc kept (mask all ones) or dropped (zero) without a
+                // branch: the word changes at random for short segments.
+                acc = (acc & (std::uint32_t(0) - static_cast<std::uint32_t>(w == word))) |
+                      (std::uint32_t(1) << (o & 31));
+                bits[w - w0] = acc;
+                word = w;
+                prev = o;
               }
-              if (o >= e1) break;
-              const index_t w = o >> 5;
-              // acc kept (mask all ones) or dropped (zero) without a
-              // branch: the word changes at random for short segments.
-              acc = (acc & (std::uint32_t(0) - static_cast<std::uint32_t>(w == word))) |
-                    (std::uint32_t(1) << (o & 31));
-              bits[w - w0] = acc;
-              word = w;
-              prev = o;
+              for (index_t w = w0; w < w1; ++w) words(w) = bits[w - w0];
             }
-            for (index_t w = w0; w < w1; ++w) words(w) = bits[w - w0];
-          }
-          if (!bad && s != upper_bound(offsets, nseg, e1 - 1)) bad = true;
-          const index_t mine = bad ? nseg + 1 : (walk == nwalks - 1 ? s : 0);
+            return true;
+          };
+          const index_t mine = offset_walk(offsets, nseg, n, nblocks, per, walk, nwalks, walk_blocks);
           if (mine > worst) worst = mine;
         },
         Kokkos::Max<index_t>(result));

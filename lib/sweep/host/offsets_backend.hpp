@@ -119,14 +119,10 @@ struct offsets_backend<ExecSpace, host_kind> : offsets_backend<ExecSpace, portab
     Kokkos::parallel_reduce(
         label + "::offsets_to_bits", range_policy<ExecSpace>(space, 0, nwalks),
         [=](const index_t walk, index_t& worst) {
-          const index_t b0 = walk * per;
-          const index_t b1 = b0 + per < nblocks ? b0 + per : nblocks;
-          index_t s = upper_bound(offsets, nseg, b0 * offset_walk_block - 1);
-          bool bad = walk == 0 && s != 0;
-          if (!walk_offset_blocks(off, nseg, n, b0, b1, out, s)) bad = true;
-          const index_t end = b1 * offset_walk_block < n ? b1 * offset_walk_block : n;
-          if (!bad && s != upper_bound(offsets, nseg, end - 1)) bad = true;
-          const index_t mine = bad ? nseg + 1 : (walk == nwalks - 1 ? s : 0);
+          const index_t mine =
+              offset_walk(offsets, nseg, n, nblocks, per, walk, nwalks, [&](index_t b0, index_t b1, index_t& s) {
+                return walk_offset_blocks(off, nseg, n, b0, b1, out, s);
+              });
           if (mine > worst) worst = mine;
         },
         Kokkos::Max<index_t>(result));

@@ -8,9 +8,12 @@
 //      and picks the split of least surface-area cost; a node whose
 //      centroids coincide, or one deeper than `median_depth`, splits its
 //      range in half instead;
-//   2. every triangle flags its side; sweep::exclusive_scan of the flags
-//      gives each its place, and one scatter partitions all nodes at once
-//      (stable within each side);
+//   2. on a level of few (large) nodes every triangle flags its side;
+//      sweep::exclusive_scan of the flags gives each its place, and one
+//      scatter partitions all nodes at once; on a wider level
+//      (tuning<>::raytrace::build_nodes_per_thread nodes per thread) each
+//      node partitions its own range in step 1. Both are stable within
+//      each side and give the same tree;
 //   3. an exclusive scan of the child counts numbers the next level, whose
 //      boxes come from the bins.
 // Nodes are stored level by level, siblings adjacent; triangles are copied
