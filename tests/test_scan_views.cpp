@@ -3,6 +3,8 @@
 // caller's data is left untouched.
 #include "scan_reference.hpp"
 
+#include <sweep/cuda/policy.hpp>
+
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -30,12 +32,14 @@ TEST_CASE_TEMPLATE("in-place scans (out is the same View as in)", Space, SWEEP_T
 
 namespace {
 
-/// Forward and backward, inclusive and exclusive `automatic` scans of n
-/// values of T read from `whole` at in_at and written to a second View at
-/// out_at (subviews: a GPU's full tiles move through 16-byte vectors only
-/// when both start on a 16-byte boundary; else staged), and in place.
+/// Forward and backward, inclusive and exclusive `automatic` scans of
+/// `tiles` tiles of the CUDA scan's policy for T plus `extra` values, read
+/// from one View at in_at and written to another at out_at (subviews: a
+/// GPU's full tiles move through 16-byte vectors only when both start on a
+/// 16-byte boundary; else staged), and in place.
 template <class Space, class T>
-void check_offset_scans(std::size_t n, std::size_t in_at, std::size_t out_at) {
+void check_offset_scans(std::size_t tiles, std::size_t extra, std::size_t in_at, std::size_t out_at) {
+  const std::size_t n = tiles * sweep::cuda::scan_policy<sizeof(T)>::tile + extra;
   CAPTURE(n);
   CAPTURE(in_at);
   CAPTURE(out_at);
@@ -54,13 +58,15 @@ void check_offset_scans(std::size_t n, std::size_t in_at, std::size_t out_at) {
       const T init = T(3);
       std::vector<T> want;
       const T want_total = reference_scan(part, want, init, exclusive, backward, sweep::plus<T>{});
-      const T total = exclusive ? sweep::exclusive_scan(Space(), in, out, init, opt) : sweep::inclusive_scan(Space(), in, out, opt);
+      const T total = exclusive ? sweep::exclusive_scan(Space(), in, out, init, opt)
+                                : sweep::inclusive_scan(Space(), in, out, opt);
       CHECK(total == want_total);
       const auto got = to_host(whole_out);
       CHECK(std::vector<T>(got.begin() + out_at, got.end()) == want);
       CHECK(std::count(got.begin(), got.begin() + out_at, T(0x55)) == std::ptrdiff_t(out_at));
       auto self = to_device<Space>(part);
-      const T self_total = exclusive ? sweep::exclusive_scan(Space(), self, self, init, opt) : sweep::inclusive_scan(Space(), self, self, opt);
+      const T self_total = exclusive ? sweep::exclusive_scan(Space(), self, self, init, opt)
+                                     : sweep::inclusive_scan(Space(), self, self, opt);
       CHECK(self_total == want_total);
       CHECK(to_host(self) == want);
     }
@@ -69,13 +75,12 @@ void check_offset_scans(std::size_t n, std::size_t in_at, std::size_t out_at) {
 }  // namespace
 
 TEST_CASE_TEMPLATE("1- and 2-byte scans of Views on and off 16-byte boundaries", Space, SWEEP_TEST_SPACES) {
-  // Several GPU tiles of 4096 values and a partial one.
-  const std::size_t n = 3 * 4096 + 1000;
+  // Three full tiles of the GPU scan and a partial one; one full tile.
   for (auto [in_at, out_at] : {std::pair<std::size_t, std::size_t>{0, 0}, {1, 0}, {0, 3}, {16, 16}, {8, 8}}) {
-    check_offset_scans<Space, std::uint8_t>(n, in_at, out_at);
-    check_offset_scans<Space, std::int16_t>(n, in_at, out_at);
+    check_offset_scans<Space, std::uint8_t>(3, 1000, in_at, out_at);
+    check_offset_scans<Space, std::int16_t>(3, 1000, in_at, out_at);
   }
-  check_offset_scans<Space, std::int8_t>(4096, 0, 0);  // exactly one full tile
+  check_offset_scans<Space, std::int8_t>(1, 0, 0, 0);
 }
 
 TEST_CASE_TEMPLATE("strided Views (matrix columns) in and out", Space, SWEEP_TEST_SPACES) {
