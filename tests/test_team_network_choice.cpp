@@ -9,6 +9,19 @@
 #include <sweep/team_network_choice.hpp>
 #include <sweep/team_scan.hpp>
 
+namespace {
+/// The same operations in the same steps.
+bool same_network(const sweep::scan_network& a, const sweep::scan_network& b) {
+  if (a.steps.size() != b.steps.size()) return false;
+  for (std::size_t s = 0; s < a.steps.size(); ++s) {
+    if (a.steps[s].size() != b.steps[s].size()) return false;
+    for (std::size_t k = 0; k < a.steps[s].size(); ++k)
+      if (a.steps[s][k].dst != b.steps[s][k].dst || a.steps[s][k].src != b.steps[s][k].src) return false;
+  }
+  return true;
+}
+}  // namespace
+
 TEST_CASE("network_cost is depth x step + size x op + conflicts x conflict") {
   const auto bk = sweep::make_scan_network(sweep::network_kind::brent_kung, 1024);
   const double conflicts = static_cast<double>(sweep::bank_conflicts(bk));
@@ -27,18 +40,22 @@ TEST_CASE("the choice follows the costs") {
     std::size_t smallest = candidates[0].size();
     for (const auto& c : candidates) smallest = std::min(smallest, c.size());
 
-    const auto steps = sweep::choose_team_network(n, {1.0, 0.0, 0.0});
+    // The candidates are synthesised once and compared under three costs;
+    // choosing by team size compares the same candidates.
+    const auto steps = sweep::choose_team_network(candidates, {1.0, 0.0, 0.0});
+    const auto by_size = sweep::choose_team_network(n, {1.0, 0.0, 0.0});
+    CHECK(same_network(by_size, steps));
     CHECK(sweep::verify_prefix(steps));
     CHECK(steps.depth() == low);
 
-    const auto ops = sweep::choose_team_network(n, {0.0, 1.0, 0.0});
+    const auto ops = sweep::choose_team_network(candidates, {0.0, 1.0, 0.0});
     CHECK(sweep::verify_prefix(ops));
     CHECK(ops.size() == smallest);
     CHECK(ops.size() <= sweep::make_scan_network(sweep::network_kind::brent_kung, n).size());
 
     // Steps first, operations break ties: a minimum-depth network no larger
     // than any other minimum-depth candidate.
-    const auto both = sweep::choose_team_network(n, {1000.0, 1.0, 0.0});
+    const auto both = sweep::choose_team_network(candidates, {1000.0, 1.0, 0.0});
     CHECK(both.depth() == low);
     for (const auto& c : candidates)
       if (c.depth() == low) CHECK(both.size() <= c.size());
@@ -93,5 +110,7 @@ TEST_CASE("the automatic team network is the choice under the space's measured c
 TEST_CASE("choose_team_network rejects bad arguments") {
   CHECK_THROWS_AS(sweep::choose_team_network(0, {}), std::invalid_argument);
   CHECK_THROWS_AS(sweep::choose_team_network(8, {-1.0, 0.0, 0.0}), std::invalid_argument);
+  CHECK_THROWS_AS(sweep::choose_team_network(std::vector<sweep::scan_network>{}, {}), std::invalid_argument);
+  CHECK_THROWS_AS(sweep::choose_team_network(sweep::team_network_candidates(4), {1.0, -1.0, 0.0}), std::invalid_argument);
   CHECK_THROWS_AS(sweep::team_network_candidates(-3), std::invalid_argument);
 }

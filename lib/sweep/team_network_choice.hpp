@@ -2,6 +2,7 @@
 //
 //   double sweep::network_cost(net, costs [, index_map]);
 //   sweep::scan_network sweep::choose_team_network(team_size, costs [, index_map]);
+//   sweep::scan_network sweep::choose_team_network(candidates, costs [, index_map]);
 //   sweep::network_costs sweep::tuned_network_costs<S>();
 //   sweep::team_network<S> sweep::make_team_network<S>(team_size);   (team_scan.hpp)
 //   sweep::team_network<S> sweep::make_team_network<S>(team_size, costs [, index_map]);
@@ -29,7 +30,8 @@
 // verify_prefix(), so with an exact operator every choice gives the same
 // results.
 //
-// Errors: std::invalid_argument for team_size < 1 or a negative cost.
+// Errors: std::invalid_argument for team_size < 1, a negative cost or an
+// empty candidate list.
 // Cost: up to 2 log2 n synthesis searches (milliseconds to about a second).
 #pragma once
 
@@ -80,13 +82,20 @@ inline std::vector<scan_network> team_network_candidates(std::int32_t team_size)
   return out;
 }
 
-/// The candidate with the smallest network_cost() (ties: fewer steps).
-inline scan_network choose_team_network(std::int32_t team_size, const network_costs& costs,
+namespace detail {
+inline void require_network_costs(const network_costs& costs) {
+  require(costs.step >= 0 && costs.op >= 0 && costs.conflict >= 0, "sweep::choose_team_network", "costs are step ",
+          costs.step, ", op ", costs.op, ", conflict ", costs.conflict, "; none may be negative");
+}
+}  // namespace detail
+
+/// The one of `candidates` with the smallest network_cost() (ties: fewer
+/// steps, then the earlier one): one set of candidates compared under
+/// several costs without synthesising them again.
+inline scan_network choose_team_network(const std::vector<scan_network>& candidates, const network_costs& costs,
                                         const std::function<std::int64_t(std::int64_t)>& map = plain_index) {
-  detail::require(costs.step >= 0 && costs.op >= 0 && costs.conflict >= 0, "sweep::choose_team_network",
-                  "costs are step ", costs.step, ", op ", costs.op, ", conflict ", costs.conflict,
-                  "; none may be negative");
-  auto candidates = team_network_candidates(team_size);
+  detail::require_network_costs(costs);
+  detail::require(!candidates.empty(), "sweep::choose_team_network", "no candidates to choose from");
   std::size_t best = 0;
   double best_cost = network_cost(candidates[0], costs, map);
   for (std::size_t k = 1; k < candidates.size(); ++k) {
@@ -96,7 +105,15 @@ inline scan_network choose_team_network(std::int32_t team_size, const network_co
       best_cost = cost;
     }
   }
-  return std::move(candidates[best]);
+  return candidates[best];
+}
+
+/// The candidate for `team_size` wires (team_network_candidates) with the
+/// smallest network_cost() (ties: fewer steps, then the earlier one).
+inline scan_network choose_team_network(std::int32_t team_size, const network_costs& costs,
+                                        const std::function<std::int64_t(std::int64_t)>& map = plain_index) {
+  detail::require_network_costs(costs);
+  return choose_team_network(team_network_candidates(team_size), costs, map);
 }
 
 /// The measured costs of ExecSpace's kind of space (tuning<S>::team_network).
