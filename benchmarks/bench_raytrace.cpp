@@ -3,8 +3,10 @@
 //
 //   impl      sweep_single (4-wide BVH, one ray per thread), sweep_packet
 //             (64-ray packets on the binary BVH, AVX-512 lanes where the
-//             CPU has them: the row's label says which), sweep_packet_baseline
-//             (the same with the baseline SSE lanes), sweep_auto (packets
+//             CPU has them, else AVX2: the row's label says which),
+//             sweep_packet_avx2 (the same in AVX2 lanes, where the CPU has
+//             them), sweep_packet_baseline (the same with the baseline SSE
+//             lanes), sweep_auto (packets
 //             that compact and fall back to single rays), embree_single
 //             (rtcIntersect1 / rtcOccluded1), embree_packet (rtcIntersect8 /
 //             rtcOccluded8, consecutive rays), embree_packet16
@@ -23,6 +25,8 @@
 // the primary rays (32 bytes each, read + write) as the bandwidth line and
 // `raytrace/copy_streaming/rays/<scene>` the same bytes with non-temporal
 // stores (x86 hosts); the faster of the two is the ceiling.
+// SWEEP_HOST_ISA=avx2 (or baseline) caps Sweep's lanes and Embree's kernels
+// (max_isa) alike: a run that stands for a CPU without AVX-512.
 #include "bench_raytrace_embree.hpp"
 #include "common/bench_support.hpp"
 
@@ -230,6 +234,10 @@ void sweep_bench::register_suite() {
                    [name, kind](benchmark::State& s) { bench_sweep(s, name, kind, rt::trace_mode::single); });
       register_row("raytrace/sweep_packet" + tail,
                    [name, kind](benchmark::State& s) { bench_sweep(s, name, kind, rt::trace_mode::packet); });
+      if (rt::isa_available(rt::trace_isa::avx2))
+        register_row("raytrace/sweep_packet_avx2" + tail, [name, kind](benchmark::State& s) {
+          bench_sweep(s, name, kind, rt::trace_mode::packet, rt::trace_isa::avx2);
+        });
       register_row("raytrace/sweep_packet_baseline" + tail, [name, kind](benchmark::State& s) {
         bench_sweep(s, name, kind, rt::trace_mode::packet, rt::trace_isa::baseline);
       });

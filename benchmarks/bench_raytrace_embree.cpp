@@ -3,6 +3,7 @@
 #include <embree3/rtcore.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -15,8 +16,14 @@ struct embree_scene::impl {
 };
 
 embree_scene::embree_scene(const std::vector<float>& xyz, const std::vector<std::int32_t>& indices) : m(new impl) {
-  m->device = rtcNewDevice(nullptr);
-  if (!m->device) throw std::runtime_error("embree: rtcNewDevice failed");
+  // SWEEP_HOST_ISA caps Embree's kernels too, so both sides of a row run
+  // at the same level (an AVX2 run stands for a CPU without AVX-512).
+  const char* cap = std::getenv("SWEEP_HOST_ISA");
+  const std::string level = cap ? cap : "";
+  const char* config = level == "baseline" ? "max_isa=sse2" : level == "avx2" ? "max_isa=avx2" : nullptr;
+  m->device = rtcNewDevice(config);
+  if (!m->device || rtcGetDeviceError(m->device) != RTC_ERROR_NONE)
+    throw std::runtime_error(std::string("embree: rtcNewDevice(") + (config ? config : "") + ") failed");
   m->scene = rtcNewScene(m->device);
   RTCGeometry geom = rtcNewGeometry(m->device, RTC_GEOMETRY_TYPE_TRIANGLE);
   auto* v = static_cast<float*>(rtcSetNewGeometryBuffer(geom, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT3,

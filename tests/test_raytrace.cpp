@@ -43,7 +43,8 @@ bool same_hit(const rt::hit& a, const rt::hit& b) {
 /// The packet instruction sets this build and CPU run.
 std::vector<rt::trace_isa> packet_isas() {
   std::vector<rt::trace_isa> out{rt::trace_isa::baseline};
-  if (rt::isa_available(rt::trace_isa::avx512)) out.push_back(rt::trace_isa::avx512);
+  for (auto isa : {rt::trace_isa::avx2, rt::trace_isa::avx512})
+    if (rt::isa_available(isa)) out.push_back(isa);
   return out;
 }
 

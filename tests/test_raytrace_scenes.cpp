@@ -88,18 +88,26 @@ TEST_CASE_TEMPLATE("bad trace and render arguments are refused before anything r
         "sweep::raytrace::intersect: packet_size = 12 must be 0 (the space's default), 8, 16, 32 or 64");
   CHECK(contains(thrown([&] { rt::intersect(space, tree, rays, hits, {rt::trace_mode::automatic, 64, 1.5f, 2}); }),
             "compact_below = 1.5 must be in [0, 1]"));
-  const rt::trace_options wide{rt::trace_mode::packet, 64, 0.5f, 2, rt::trace_isa::avx512};
-  if (rt::isa_available(rt::trace_isa::avx512))
-    CHECK_NOTHROW(rt::intersect(space, tree, rays, hits, wide));
-  else
-    CHECK(thrown([&] { rt::intersect(space, tree, rays, hits, wide); }) ==
-          "sweep::raytrace::intersect: isa = avx512 is not available: this build or this CPU lacks AVX-512F");
+  for (const auto& [isa, lacks] : {std::pair<rt::trace_isa, std::string>{rt::trace_isa::avx2, "AVX2"},
+                                   {rt::trace_isa::avx512, "AVX-512F"}}) {
+    const rt::trace_options wide{rt::trace_mode::packet, 64, 0.5f, 2, isa};
+    if (rt::isa_available(isa))
+      CHECK_NOTHROW(rt::intersect(space, tree, rays, hits, wide));
+    else
+      CHECK(thrown([&] { rt::intersect(space, tree, rays, hits, wide); }) ==
+            "sweep::raytrace::intersect: isa = " + std::string(rt::to_string(isa)) +
+                " is not available: this build or this CPU lacks " + lacks);
+    CHECK(rt::packet_isa(isa) == isa);
+  }
+  // A CPU with AVX-512F has AVX2: the levels are nested.
+  CHECK((!rt::isa_available(rt::trace_isa::avx512) || rt::isa_available(rt::trace_isa::avx2)));
   CHECK(rt::isa_available(rt::trace_isa::baseline));
   CHECK(rt::isa_available(rt::trace_isa::automatic));
   CHECK(rt::packet_isa(rt::trace_isa::baseline) == rt::trace_isa::baseline);
-  CHECK(rt::packet_isa(rt::trace_isa::avx512) == rt::trace_isa::avx512);
   CHECK(rt::packet_isa(rt::trace_isa::automatic) ==
-        (rt::isa_available(rt::trace_isa::avx512) ? rt::trace_isa::avx512 : rt::trace_isa::baseline));
+        (rt::isa_available(rt::trace_isa::avx512) ? rt::trace_isa::avx512
+         : rt::isa_available(rt::trace_isa::avx2) ? rt::trace_isa::avx2
+                                                   : rt::trace_isa::baseline));
   rt::render_options o;
   o.width = 0;
   CHECK(thrown([&] { rt::render(space, tree, rt::camera::framing(m.bounds()), o); }) ==

@@ -93,6 +93,7 @@ int run(const run_options& o, sweep_apps::console& out) {
                                        : rt::trace_mode::automatic;
   ro.trace.packet_size = o.packet;
   ro.trace.isa = o.isa == "baseline" ? rt::trace_isa::baseline
+                 : o.isa == "avx2"   ? rt::trace_isa::avx2
                  : o.isa == "avx512" ? rt::trace_isa::avx512
                                      : rt::trace_isa::automatic;
   const auto cam = rt::camera::framing(m.bounds());
@@ -133,8 +134,8 @@ int main(int argc, char** argv) {
   app.add_flag("!--no-shadows", o.shadows, "no shadow rays");
   app.add_option("--mode", o.mode, "traversal")->check(CLI::IsMember({"single", "packet", "auto"}))->capture_default_str();
   app.add_option("--packet", o.packet, "rays per packet")->check(CLI::IsMember({8, 16, 32, 64}))->capture_default_str();
-  app.add_option("--isa", o.isa, "packet lanes: auto (AVX-512 when the CPU has it), baseline, avx512")
-      ->check(CLI::IsMember({"auto", "baseline", "avx512"}))
+  app.add_option("--isa", o.isa, "packet lanes: auto (the widest the CPU has), baseline, avx2, avx512")
+      ->check(CLI::IsMember({"auto", "baseline", "avx2", "avx512"}))
       ->capture_default_str();
   app.add_option("-o,--out", o.out, "PNG to write")->capture_default_str();
   sweep_apps::console_options co;

@@ -2,12 +2,12 @@
 // x86-64 (the scalar test's arithmetic in the scalar order; lanes whose
 // edge functions hit an exact zero, where the scalar triangle test switches
 // to double, are redone by it), and packets run with sixteen AVX-512 lanes
-// (host/packet_avx512.hpp) when the build and the CPU allow and the caller
-// asks (trace_isa). Elsewhere the portable code runs.
+// or eight AVX2 lanes (host/packet_simd.hpp) when the build and the CPU
+// allow and the caller asks (trace_isa). Elsewhere the portable code runs.
 #pragma once
 
 #include <sweep/host/isa.hpp>
-#include <sweep/host/packet_avx512.hpp>
+#include <sweep/host/packet_simd.hpp>
 #include <sweep/raytrace/packet_backend.hpp>
 
 namespace sweep::raytrace::detail {
@@ -140,11 +140,13 @@ struct packet_backend<ExecSpace, sweep::detail::host_kind> {
 #endif
   }
 
-  /// True when AVX-512 packets can run (this build compiled them and the
-  /// active instruction set level allows them).
-  static bool wide_available() {
+  /// True when packets can run in `isa`'s lanes (for AVX2 and AVX-512:
+  /// this build compiled them and the active instruction set level allows
+  /// them).
+  static bool lanes_available(trace_isa isa) {
+    if (isa == trace_isa::baseline || isa == trace_isa::automatic) return true;
 #if SWEEP_HOST_MULTI
-    return host::uses(host::isa::avx512);
+    return host::uses(isa == trace_isa::avx2 ? host::isa::avx2 : host::isa::avx512);
 #else
     return false;
 #endif
@@ -152,19 +154,25 @@ struct packet_backend<ExecSpace, sweep::detail::host_kind> {
 
   template <int L, bool Any, bool Reorder, class Mem, class Rays, class Out, class Stats>
   static void run_packets(const std::string& label, const ExecSpace& space, index_t packets, const bvh_view<Mem>& b,
-                          const Rays& rays, const Out& out, const trace_options& opt, index_t n, bool wide,
+                          const Rays& rays, const Out& out, const trace_options& opt, index_t n, trace_isa isa,
                           const Stats& s) {
     sweep::detail::range_policy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>> policy(space, 0, packets);
     policy.set_chunk_size(4);
 #if SWEEP_HOST_MULTI
-    if (wide) {
+    if (isa == trace_isa::avx512) {
       Kokkos::parallel_reduce(
           label + "::packets_avx512", policy,
           packet_kernel<avx512_packet<L, packet_backend>, Any, Reorder, Mem, Rays, Out>{5, b, rays, out, opt, n}, s);
       return;
     }
+    if (isa == trace_isa::avx2) {
+      Kokkos::parallel_reduce(
+          label + "::packets_avx2", policy,
+          packet_kernel<avx2_packet<L, packet_backend>, Any, Reorder, Mem, Rays, Out>{5, b, rays, out, opt, n}, s);
+      return;
+    }
 #else
-    (void)wide;
+    (void)isa;
 #endif
     Kokkos::parallel_reduce(label + "::packets", policy,
                             packet_kernel<packet<L, packet_backend>, Any, Reorder, Mem, Rays, Out>{5, b, rays, out, opt, n},

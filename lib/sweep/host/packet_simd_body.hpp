@@ -1,37 +1,38 @@
-// Ray packets in AVX-512 lanes, for x86-64 hosts whose CPU has AVX-512F
-// (chosen at run time; see trace_isa in raytrace/trace_options.hpp).
-// Part of the host packet backend (host/packet_backend.hpp); walk_packet
-// walks the binary BVH with it exactly as with the baseline packet.
+// The host SIMD ray packet, written once over a set of vector operations
+// (host/packet_lanes.hpp) and included once per instruction-set level by
+// host/packet_simd.hpp, which names the type (SWEEP_PACKET_NAME), its
+// operations (SWEEP_PACKET_LANES) and its functions' target attribute
+// (SWEEP_PACKET_FN): a function's target cannot depend on a template
+// argument, so each level is a type of its own. No include guard, by design.
 //
 // The packet is stored as structure of arrays: origin, reciprocal
 // direction, the watertight test's three shear rows, interval and closest
-// hit per lane. Sixteen lanes go through each instruction:
-// - load: the rays' fields gathered sixteen lanes at a time, then the
+// hit per lane. A vector's lanes (16 with AVX-512, 8 with AVX2) go through
+// each instruction:
+// - load: the rays' fields gathered a vector at a time, then the
 //   reciprocals and shear rows of ray_setup made for the whole packet;
-// - box tests: the slab test of hits_box, sixteen rays per step;
-// - leaves: each triangle is tested against sixteen rays at once (the
+// - box tests: the slab test of hits_box, a vector of rays per step;
+// - leaves: each triangle is tested against a vector of rays at once (the
 //   baseline tests one ray against four triangles).
 // Every lane does the scalar code's operations in the scalar code's order
 // (no contraction into fused multiply-adds), and a lane whose edge function
 // is exactly zero is redone by the scalar test in double, so results equal
 // single rays' bit for bit.
-#pragma once
-
-#include <sweep/host/isa.hpp>
-#include <sweep/raytrace/packet.hpp>
-
-#if SWEEP_HOST_MULTI
-
-#define SWEEP_HOST_AVX512_FN __attribute__((target("avx512f"), optimize("fp-contract=off")))
 
 namespace sweep::raytrace::detail {
 
 template <int L, class Backend>
-struct avx512_packet {
+struct SWEEP_PACKET_NAME {
+  using X = SWEEP_PACKET_LANES;
+  using f = typename X::f;
+  using vi = typename X::i;
+  using m = typename X::m;
+  static constexpr int W = X::width;
+  static constexpr unsigned all = (1u << W) - 1;  // a whole vector's lane bits
   static constexpr int lanes = L;
-  static constexpr int padded = L < 16 ? 16 : L;  // whole vectors; lanes past L never hit
+  static constexpr int padded = L < W ? W : L;  // whole vectors; lanes past L never hit
   template <int S>
-  using resized = avx512_packet<S, Backend>;
+  using resized = SWEEP_PACKET_NAME<S, Backend>;
   using backend = Backend;
   alignas(64) float ox[padded], oy[padded], oz[padded];
   alignas(64) float ix[padded], iy[padded], iz[padded];
@@ -42,25 +43,22 @@ struct avx512_packet {
   packet_bounds bounds;
 
   template <class Rays>
-  SWEEP_HOST_AVX512_FN std::uint64_t load(const Rays& rays, index_t first, index_t n) {
+  SWEEP_PACKET_FN std::uint64_t load(const Rays& rays, index_t first, index_t n) {
     size = int(n - first < L ? n - first : L);
     alignas(64) float dx[padded], dy[padded], dz[padded];
     std::uint64_t mask = 0;
     static_assert(sizeof(ray) == 8 * sizeof(float), "a ray is origin, direction, tmin, tmax");
     const std::int64_t step = std::int64_t(rays.stride_0()) * 8;  // floats from one ray to the next
-    if (size == L && L >= 16 && step * L < (std::int64_t(1) << 31)) {
-      // A whole packet: sixteen lanes of each field per gather.
+    if (size == L && L >= W && step * L < (std::int64_t(1) << 31)) {
+      // A whole packet: a vector of lanes of each field per gather.
       const float* base = reinterpret_cast<const float*>(&rays(first));
-      const __m512i lane = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
-      const __m512 zero = _mm512_setzero_ps();
-      for (int g = 0; g < L; g += 16) {
-        const __m512i at = _mm512_mullo_epi32(_mm512_add_epi32(lane, _mm512_set1_epi32(g)), _mm512_set1_epi32(int(step)));
+      for (int g = 0; g < L; g += W) {
+        const vi at = X::mulloi(X::addi(X::iota(), X::set1i(g)), X::set1i(int(step)));
         float* to[8] = {ox + g, oy + g, oz + g, dx + g, dy + g, dz + g, tmin + g, tmax + g};
-        for (int f = 0; f < 8; ++f)
-          _mm512_store_ps(to[f], _mm512_mask_i32gather_ps(zero, 0xFFFF, _mm512_add_epi32(at, _mm512_set1_epi32(f)), base, 4));
-        _mm512_store_ps(hu + g, zero), _mm512_store_ps(hv + g, zero);
-        _mm512_store_si512(prim + g, _mm512_set1_epi32(-1));
-        mask |= std::uint64_t(_mm512_cmp_ps_mask(_mm512_load_ps(tmin + g), _mm512_load_ps(tmax + g), _CMP_LE_OQ)) << g;
+        for (int k = 0; k < 8; ++k) X::store(to[k], X::gather(base, X::addi(at, X::set1i(k))));
+        X::store(hu + g, X::zero()), X::store(hv + g, X::zero());
+        X::storei(prim + g, X::set1i(-1));
+        mask |= std::uint64_t(X::bits(X::le(X::load(tmin + g), X::load(tmax + g)))) << g;
       }
     } else {
       for (int i = 0; i < padded; ++i) {
@@ -74,101 +72,86 @@ struct avx512_packet {
         if (on && q.tmin <= q.tmax) mask |= std::uint64_t(1) << i;
       }
     }
-    for (int g = 0; g < padded; g += 16) setup_lanes(g, dx + g, dy + g, dz + g);
+    for (int g = 0; g < padded; g += W) setup_lanes(g, dx + g, dy + g, dz + g);
     prepare();
     return mask;
   }
 
   hit result(int i) const { return hit{tmax[i], hu[i], hv[i], prim[i]}; }
 
-  /// ray_setup's reciprocals and shear rows for lanes g .. g + 15.
-  SWEEP_HOST_AVX512_FN void setup_lanes(int g, const float* px, const float* py, const float* pz) {
-    const __m512 d[3] = {_mm512_load_ps(px), _mm512_load_ps(py), _mm512_load_ps(pz)};
-    _mm512_store_ps(ix + g, safe_rcp(d[0]));
-    _mm512_store_ps(iy + g, safe_rcp(d[1]));
-    _mm512_store_ps(iz + g, safe_rcp(d[2]));
-    const __m512 ax = _mm512_abs_ps(d[0]), ay = _mm512_abs_ps(d[1]), az = _mm512_abs_ps(d[2]);
+  /// ray_setup's reciprocals and shear rows for the vector of lanes at g.
+  SWEEP_PACKET_FN void setup_lanes(int g, const float* px, const float* py, const float* pz) {
+    const f d[3] = {X::load(px), X::load(py), X::load(pz)};
+    X::store(ix + g, safe_rcp(d[0]));
+    X::store(iy + g, safe_rcp(d[1]));
+    X::store(iz + g, safe_rcp(d[2]));
+    const f ax = X::abs(d[0]), ay = X::abs(d[1]), az = X::abs(d[2]);
     // kz: the dominant axis; kx, ky follow it cyclically, swapped when
     // the direction along kz is negative.
-    const __mmask16 z0 = _mm512_cmp_ps_mask(ax, ay, _CMP_GE_OQ) & _mm512_cmp_ps_mask(ax, az, _CMP_GE_OQ);
-    const __mmask16 z1 = __mmask16(~z0 & _mm512_cmp_ps_mask(ay, az, _CMP_GE_OQ));
-    const __mmask16 z2 = __mmask16(~z0 & ~z1);
-    const __mmask16 kz[3] = {z0, z1, z2};
-    const __m512 dkz = _mm512_mask_blend_ps(z0, _mm512_mask_blend_ps(z1, d[2], d[1]), d[0]);
-    const __mmask16 flip = _mm512_cmp_ps_mask(dkz, _mm512_setzero_ps(), _CMP_LT_OQ);
-    const __mmask16 cx[3] = {z2, z0, z1}, cy[3] = {z1, z2, z0};  // kx, ky before the swap
-    __mmask16 kx[3], ky[3];
+    const m z0 = X::mand(X::ge(ax, ay), X::ge(ax, az));
+    const m z1 = X::mandnot(X::ge(ay, az), z0);
+    const m z2 = X::mandnot(X::mnot(z0), z1);
+    const m kz[3] = {z0, z1, z2};
+    const f dkz = X::blend(z0, X::blend(z1, d[2], d[1]), d[0]);
+    const m flip = X::lt(dkz, X::zero());
+    const m cx[3] = {z2, z0, z1}, cy[3] = {z1, z2, z0};  // kx, ky before the swap
+    m kx[3], ky[3];
     for (int a = 0; a < 3; ++a) {
-      kx[a] = __mmask16((cx[a] & ~flip) | (cy[a] & flip));
-      ky[a] = __mmask16((cy[a] & ~flip) | (cx[a] & flip));
+      kx[a] = X::mor(X::mandnot(cx[a], flip), X::mand(cy[a], flip));
+      ky[a] = X::mor(X::mandnot(cy[a], flip), X::mand(cx[a], flip));
     }
-    const __m512 scale_z = _mm512_div_ps(_mm512_set1_ps(1.0f), dkz);
-    const __m512 shear_x = _mm512_mul_ps(pick(kx, d), scale_z), shear_y = _mm512_mul_ps(pick(ky, d), scale_z);
-    const __m512 one = _mm512_set1_ps(1.0f), zero = _mm512_setzero_ps();
-    const __m512 neg_x = negate(shear_x), neg_y = negate(shear_y);
+    const f scale_z = X::div(X::set1(1.0f), dkz);
+    const f shear_x = X::mul(pick(kx, d), scale_z), shear_y = X::mul(pick(ky, d), scale_z);
+    const f one = X::set1(1.0f), zero = X::zero();
+    const f neg_x = X::negate(shear_x), neg_y = X::negate(shear_y);
     for (int a = 0; a < 3; ++a) {
-      _mm512_store_ps(shear[a] + g, _mm512_mask_blend_ps(kx[a], _mm512_mask_blend_ps(kz[a], zero, neg_x), one));
-      _mm512_store_ps(shear[3 + a] + g, _mm512_mask_blend_ps(ky[a], _mm512_mask_blend_ps(kz[a], zero, neg_y), one));
-      _mm512_store_ps(shear[6 + a] + g, _mm512_mask_blend_ps(kz[a], zero, scale_z));
+      X::store(shear[a] + g, X::blend(kx[a], X::blend(kz[a], zero, neg_x), one));
+      X::store(shear[3 + a] + g, X::blend(ky[a], X::blend(kz[a], zero, neg_y), one));
+      X::store(shear[6 + a] + g, X::blend(kz[a], zero, scale_z));
     }
   }
 
-  /// vminps / vmaxps (as _mm512_min_ps / _mm512_max_ps, whose undefined
-  /// pass-through operand GCC 12 reports as uninitialised; the gathers in
-  /// load are masked for the same reason).
-  static SWEEP_HOST_AVX512_FN __m512 vmin(__m512 a, __m512 b) { return _mm512_mask_min_ps(a, 0xFFFF, a, b); }
-  static SWEEP_HOST_AVX512_FN __m512 vmax(__m512 a, __m512 b) { return _mm512_mask_max_ps(a, 0xFFFF, a, b); }
-
-  /// safe_reciprocal, sixteen lanes.
-  static SWEEP_HOST_AVX512_FN __m512 safe_rcp(__m512 x) {
-    const __m512 tiny = _mm512_set1_ps(1e-30f), minus_tiny = _mm512_set1_ps(-1e-30f);
-    const __mmask16 nonneg = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GE_OQ);
-    const __m512 pos = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, tiny, _CMP_LT_OQ), x, tiny);
-    const __m512 neg = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, minus_tiny, _CMP_GT_OQ), x, minus_tiny);
-    return _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_mask_blend_ps(nonneg, neg, pos));
-  }
-
-  /// Flips the sign bit, as unary minus does.
-  static SWEEP_HOST_AVX512_FN __m512 negate(__m512 x) {
-    return _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(x), _mm512_set1_epi32(std::int32_t(0x80000000u))));
+  /// safe_reciprocal, a vector of lanes.
+  static SWEEP_PACKET_FN f safe_rcp(f x) {
+    const f tiny = X::set1(1e-30f), minus_tiny = X::set1(-1e-30f);
+    const m nonneg = X::ge(x, X::zero());
+    const f pos = X::blend(X::lt(x, tiny), x, tiny);
+    const f neg = X::blend(X::gt(x, minus_tiny), x, minus_tiny);
+    return X::div(X::set1(1.0f), X::blend(nonneg, neg, pos));
   }
 
   /// d[a] in the lanes of k[a].
-  static SWEEP_HOST_AVX512_FN __m512 pick(const __mmask16* k, const __m512* d) {
-    return _mm512_mask_blend_ps(k[0], _mm512_mask_blend_ps(k[1], d[2], d[1]), d[0]);
-  }
+  static SWEEP_PACKET_FN f pick(const m* k, const f* d) { return X::blend(k[0], X::blend(k[1], d[2], d[1]), d[0]); }
 
   /// A vertex's offsets from the origins, sheared: dot(row, offset) for
   /// the rows sx, sy, sz.
-  static SWEEP_HOST_AVX512_FN void shear_vertex(float x, float y, float z, const __m512* q, const __m512* s,
-                                                    __m512* p) {
-    const __m512 dx = _mm512_sub_ps(_mm512_set1_ps(x), q[0]), dy = _mm512_sub_ps(_mm512_set1_ps(y), q[1]),
-                 dz = _mm512_sub_ps(_mm512_set1_ps(z), q[2]);
+  static SWEEP_PACKET_FN void shear_vertex(float x, float y, float z, const f* q, const f* s, f* p) {
+    const f dx = X::sub(X::set1(x), q[0]), dy = X::sub(X::set1(y), q[1]), dz = X::sub(X::set1(z), q[2]);
     for (int r = 0; r < 3; ++r)
-      p[r] = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(s[3 * r], dx), _mm512_mul_ps(s[3 * r + 1], dy)),
-                           _mm512_mul_ps(s[3 * r + 2], dz));
+      p[r] = X::add(X::add(X::mul(s[3 * r], dx), X::mul(s[3 * r + 1], dy)), X::mul(s[3 * r + 2], dz));
   }
 
   /// The interval test's bounds over lanes [0, size), as packet::prepare.
-  SWEEP_HOST_AVX512_FN void prepare() {
+  SWEEP_PACKET_FN void prepare() {
     packet_bounds& pb = bounds;
     pb.shared = size > 1;
     pb.org = vec3f{ox[0], oy[0], oz[0]};
-    __m512 lo[3], hi[3];
-    __m512 tlo = _mm512_set1_ps(__builtin_huge_valf()), thi = _mm512_set1_ps(-__builtin_huge_valf());
+    f lo[3], hi[3];
+    f tlo = X::set1(__builtin_huge_valf()), thi = X::set1(-__builtin_huge_valf());
     for (int a = 0; a < 3; ++a) lo[a] = tlo, hi[a] = thi;
-    const __m512 o[3] = {_mm512_set1_ps(ox[0]), _mm512_set1_ps(oy[0]), _mm512_set1_ps(oz[0])};
-    for (int g = 0; g < padded && g < size; g += 16) {
-      const __mmask16 on = size - g >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (size - g)) - 1);
-      const __m512 q[3] = {_mm512_load_ps(ox + g), _mm512_load_ps(oy + g), _mm512_load_ps(oz + g)};
-      const __m512 v[3] = {_mm512_load_ps(ix + g), _mm512_load_ps(iy + g), _mm512_load_ps(iz + g)};
+    const f o[3] = {X::set1(ox[0]), X::set1(oy[0]), X::set1(oz[0])};
+    for (int g = 0; g < padded && g < size; g += W) {
+      const unsigned on_bits = size - g >= W ? all : (1u << (size - g)) - 1;
+      const m on = X::from_bits(on_bits);
+      const f q[3] = {X::load(ox + g), X::load(oy + g), X::load(oz + g)};
+      const f v[3] = {X::load(ix + g), X::load(iy + g), X::load(iz + g)};
       for (int a = 0; a < 3; ++a) {
-        pb.shared = pb.shared && _mm512_mask_cmp_ps_mask(on, q[a], o[a], _CMP_EQ_OQ) == on;
-        lo[a] = _mm512_mask_min_ps(lo[a], on, lo[a], v[a]);
-        hi[a] = _mm512_mask_max_ps(hi[a], on, hi[a], v[a]);
+        pb.shared = pb.shared && (X::bits(X::eq(q[a], o[a])) & on_bits) == on_bits;
+        lo[a] = X::blend(on, lo[a], X::min(lo[a], v[a]));
+        hi[a] = X::blend(on, hi[a], X::max(hi[a], v[a]));
       }
-      tlo = _mm512_mask_min_ps(tlo, on, tlo, _mm512_load_ps(tmin + g));
-      thi = _mm512_mask_max_ps(thi, on, thi, _mm512_load_ps(tmax + g));
+      tlo = X::blend(on, tlo, X::min(tlo, X::load(tmin + g)));
+      thi = X::blend(on, thi, X::max(thi, X::load(tmax + g)));
     }
     for (int a = 0; a < 3; ++a) {
       pb.inv_lo[a] = reduce(lo[a], false);
@@ -179,42 +162,40 @@ struct avx512_packet {
     pb.tmax_all = reduce(thi, true);
   }
 
-  /// The smallest (or largest) of sixteen lanes.
-  static SWEEP_HOST_AVX512_FN float reduce(__m512 v, bool largest) {
-    alignas(64) float x[16];
-    _mm512_store_ps(x, v);
+  /// The smallest (or largest) of a vector's lanes.
+  static SWEEP_PACKET_FN float reduce(f v, bool largest) {
+    alignas(64) float x[W];
+    X::store(x, v);
     float r = x[0];
-    for (int i = 1; i < 16; ++i) r = largest ? (r > x[i] ? r : x[i]) : (r < x[i] ? r : x[i]);
+    for (int i = 1; i < W; ++i) r = largest ? (r > x[i] ? r : x[i]) : (r < x[i] ? r : x[i]);
     return r;
   }
 
-  SWEEP_HOST_AVX512_FN void refresh_bound() {
-    __m512 top = _mm512_load_ps(tmax);
-    for (int g = 16; g < padded; g += 16) top = vmax(top, _mm512_load_ps(tmax + g));
+  SWEEP_PACKET_FN void refresh_bound() {
+    f top = X::load(tmax);
+    for (int g = W; g < padded; g += W) top = X::max(top, X::load(tmax + g));
     bounds.tmax_all = reduce(top, true);
   }
 
   bool negative(int axis, int i) const { return (axis == 0 ? ix[i] : (axis == 1 ? iy[i] : iz[i])) < 0; }
 
-  SWEEP_HOST_AVX512_FN std::uint64_t hits_box(const vec3f& lo, const vec3f& hi, std::uint64_t mask) const {
+  SWEEP_PACKET_FN std::uint64_t hits_box(const vec3f& lo, const vec3f& hi, std::uint64_t mask) const {
     std::uint64_t out = 0;
-    const __m512 lx = _mm512_set1_ps(lo.x), ly = _mm512_set1_ps(lo.y), lz = _mm512_set1_ps(lo.z);
-    const __m512 hx = _mm512_set1_ps(hi.x), hy = _mm512_set1_ps(hi.y), hz = _mm512_set1_ps(hi.z);
-    const __m512 scale = _mm512_set1_ps(exit_scale);
-    for (int g = 0; g < padded; g += 16) {
-      const __mmask16 want = __mmask16(mask >> g);
+    const f lx = X::set1(lo.x), ly = X::set1(lo.y), lz = X::set1(lo.z);
+    const f hx = X::set1(hi.x), hy = X::set1(hi.y), hz = X::set1(hi.z);
+    const f scale = X::set1(exit_scale);
+    for (int g = 0; g < padded; g += W) {
+      const unsigned want = unsigned(mask >> g) & all;
       if (!want) continue;
-      const __m512 qx = _mm512_load_ps(ox + g), qy = _mm512_load_ps(oy + g), qz = _mm512_load_ps(oz + g);
-      const __m512 vx = _mm512_load_ps(ix + g), vy = _mm512_load_ps(iy + g), vz = _mm512_load_ps(iz + g);
-      const __m512 x0 = _mm512_mul_ps(_mm512_sub_ps(lx, qx), vx), x1 = _mm512_mul_ps(_mm512_sub_ps(hx, qx), vx);
-      const __m512 y0 = _mm512_mul_ps(_mm512_sub_ps(ly, qy), vy), y1 = _mm512_mul_ps(_mm512_sub_ps(hy, qy), vy);
-      const __m512 z0 = _mm512_mul_ps(_mm512_sub_ps(lz, qz), vz), z1 = _mm512_mul_ps(_mm512_sub_ps(hz, qz), vz);
-      const __m512 near = vmax(vmax(vmin(x0, x1), vmin(y0, y1)),
-                                        vmax(vmin(z0, z1), _mm512_load_ps(tmin + g)));
-      const __m512 far = _mm512_mul_ps(vmin(vmin(vmax(x0, x1), vmax(y0, y1)),
-                                                     vmin(vmax(z0, z1), _mm512_load_ps(tmax + g))),
-                                       scale);
-      out |= std::uint64_t(_mm512_mask_cmp_ps_mask(want, near, far, _CMP_LE_OQ)) << g;
+      const f qx = X::load(ox + g), qy = X::load(oy + g), qz = X::load(oz + g);
+      const f vx = X::load(ix + g), vy = X::load(iy + g), vz = X::load(iz + g);
+      const f x0 = X::mul(X::sub(lx, qx), vx), x1 = X::mul(X::sub(hx, qx), vx);
+      const f y0 = X::mul(X::sub(ly, qy), vy), y1 = X::mul(X::sub(hy, qy), vy);
+      const f z0 = X::mul(X::sub(lz, qz), vz), z1 = X::mul(X::sub(hz, qz), vz);
+      const f near = X::max(X::max(X::min(x0, x1), X::min(y0, y1)), X::max(X::min(z0, z1), X::load(tmin + g)));
+      const f far =
+          X::mul(X::min(X::min(X::max(x0, x1), X::max(y0, y1)), X::min(X::max(z0, z1), X::load(tmax + g))), scale);
+      out |= std::uint64_t(X::bits(X::le(near, far)) & want) << g;
     }
     return out;
   }
@@ -230,85 +211,83 @@ struct avx512_packet {
     return r;
   }
 
-  /// The triangles of a leaf against the rays of `mask`, sixteen rays per
-  /// triangle test; a finished any-hit ray leaves the packet.
+  /// The triangles of a leaf against the rays of `mask`, a vector of rays
+  /// per triangle test; a finished any-hit ray leaves the packet.
   template <bool Any, class Mem>
-  SWEEP_HOST_AVX512_FN void intersect_leaf(const bvh_view<Mem>& b, std::int32_t first, std::int32_t count,
-                                               std::uint64_t mask) {
+  SWEEP_PACKET_FN void intersect_leaf(const bvh_view<Mem>& b, std::int32_t first, std::int32_t count,
+                                      std::uint64_t mask) {
     const triangle_block* blocks = b.blocks.data() + first;
     const int nblocks = (count + 3) / 4;
-    const __m512 zero = _mm512_setzero_ps(), inf = _mm512_set1_ps(__builtin_huge_valf());
-    for (int g = 0; g < padded; g += 16) {
-      __mmask16 act = __mmask16(mask >> g);
-      if (!act) continue;
-      const __m512 q[3] = {_mm512_load_ps(ox + g), _mm512_load_ps(oy + g), _mm512_load_ps(oz + g)};
-      __m512 s[9];
-      for (int k = 0; k < 9; ++k) s[k] = _mm512_load_ps(shear[k] + g);
-      const __m512 tn = _mm512_load_ps(tmin + g);
-      __m512 bt = _mm512_load_ps(tmax + g), bu = _mm512_load_ps(hu + g), bv = _mm512_load_ps(hv + g);
-      __m512i bp = _mm512_load_si512(prim + g);
-      for (int k = 0; k < nblocks && act; ++k) {
+    const f zero = X::zero(), inf = X::set1(__builtin_huge_valf());
+    for (int g = 0; g < padded; g += W) {
+      m act = X::from_bits(unsigned(mask >> g) & all);
+      if (!X::any(act)) continue;
+      const f q[3] = {X::load(ox + g), X::load(oy + g), X::load(oz + g)};
+      f s[9];
+      for (int k = 0; k < 9; ++k) s[k] = X::load(shear[k] + g);
+      const f tn = X::load(tmin + g);
+      f bt = X::load(tmax + g), bu = X::load(hu + g), bv = X::load(hv + g);
+      vi bp = X::loadi(prim + g);
+      for (int k = 0; k < nblocks && X::any(act); ++k) {
         const triangle_block& blk = blocks[k];
-        for (int j = 0; j < 4 && act; ++j) {
+        for (int j = 0; j < 4 && X::any(act); ++j) {
           const std::int32_t id = blk.prim[j];
           if (id < 0) continue;
-          __m512 pa[3], pb[3], pc[3];
+          f pa[3], pb[3], pc[3];
           shear_vertex(blk.ax[j], blk.ay[j], blk.az[j], q, s, pa);
           shear_vertex(blk.bx[j], blk.by[j], blk.bz[j], q, s, pb);
           shear_vertex(blk.cx[j], blk.cy[j], blk.cz[j], q, s, pc);
-          const __m512 ax = pa[0], ay = pa[1], az = pa[2], bx = pb[0], by = pb[1], bz = pb[2], cx = pc[0],
-                       cy = pc[1], cz = pc[2];
-          const __m512 U = _mm512_sub_ps(_mm512_mul_ps(cx, by), _mm512_mul_ps(cy, bx));
-          const __m512 V = _mm512_sub_ps(_mm512_mul_ps(ax, cy), _mm512_mul_ps(ay, cx));
-          const __m512 W = _mm512_sub_ps(_mm512_mul_ps(bx, ay), _mm512_mul_ps(by, ax));
-          const __mmask16 exact = act & (_mm512_cmp_ps_mask(U, zero, _CMP_EQ_OQ) | _mm512_cmp_ps_mask(V, zero, _CMP_EQ_OQ) |
-                                         _mm512_cmp_ps_mask(W, zero, _CMP_EQ_OQ));
-          const __mmask16 negative = _mm512_cmp_ps_mask(U, zero, _CMP_LT_OQ) | _mm512_cmp_ps_mask(V, zero, _CMP_LT_OQ) |
-                                     _mm512_cmp_ps_mask(W, zero, _CMP_LT_OQ);
-          const __mmask16 positive = _mm512_cmp_ps_mask(U, zero, _CMP_GT_OQ) | _mm512_cmp_ps_mask(V, zero, _CMP_GT_OQ) |
-                                     _mm512_cmp_ps_mask(W, zero, _CMP_GT_OQ);
-          const __m512 det = _mm512_add_ps(_mm512_add_ps(U, V), W);
-          const __m512 T =
-              _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(U, az), _mm512_mul_ps(V, bz)), _mm512_mul_ps(W, cz));
-          const __m512 inv = _mm512_div_ps(_mm512_set1_ps(1.0f), det);
-          const __m512 t = _mm512_mul_ps(T, inv);
-          __mmask16 ok = __mmask16(act & ~exact & ~(negative & positive));
-          ok = _mm512_mask_cmp_ps_mask(ok, det, zero, _CMP_NEQ_UQ);
-          ok = _mm512_mask_cmp_ps_mask(ok, t, tn, _CMP_GE_OQ);
-          ok = _mm512_mask_cmp_ps_mask(ok, t, bt, _CMP_LE_OQ);
-          const __m512i pid = _mm512_set1_epi32(id);
-          __mmask16 upd = ok;
+          const f ax = pa[0], ay = pa[1], az = pa[2], bx = pb[0], by = pb[1], bz = pb[2], cx = pc[0], cy = pc[1],
+                  cz = pc[2];
+          const f U = X::sub(X::mul(cx, by), X::mul(cy, bx));
+          const f V = X::sub(X::mul(ax, cy), X::mul(ay, cx));
+          const f Wt = X::sub(X::mul(bx, ay), X::mul(by, ax));
+          const m exact = X::mand(act, X::mor(X::mor(X::eq(U, zero), X::eq(V, zero)), X::eq(Wt, zero)));
+          const m negative = X::mor(X::mor(X::lt(U, zero), X::lt(V, zero)), X::lt(Wt, zero));
+          const m positive = X::mor(X::mor(X::gt(U, zero), X::gt(V, zero)), X::gt(Wt, zero));
+          const f det = X::add(X::add(U, V), Wt);
+          const f T = X::add(X::add(X::mul(U, az), X::mul(V, bz)), X::mul(Wt, cz));
+          const f inv = X::div(X::set1(1.0f), det);
+          const f t = X::mul(T, inv);
+          m ok = X::mandnot(X::mandnot(act, exact), X::mand(negative, positive));
+          ok = X::mand(ok, X::neq(det, zero));
+          ok = X::mand(ok, X::ge(t, tn));
+          ok = X::mand(ok, X::le(t, bt));
+          const vi pid = X::set1i(id);
+          m upd = ok;
           if (!Any) {
             // closer(): nearer, or as near with a lower primitive.
-            const __mmask16 tie = _mm512_mask_cmp_ps_mask(_mm512_mask_cmp_ps_mask(ok, t, bt, _CMP_EQ_OQ), t, inf, _CMP_LT_OQ) &
-                                  (_mm512_cmplt_epi32_mask(bp, _mm512_setzero_si512()) | _mm512_cmplt_epi32_mask(pid, bp));
-            upd = __mmask16(_mm512_mask_cmp_ps_mask(ok, t, bt, _CMP_LT_OQ) | tie);
+            const m tie = X::mand(X::mand(X::mand(ok, X::eq(t, bt)), X::lt(t, inf)),
+                                  X::mor(X::lti(bp, X::zeroi()), X::lti(pid, bp)));
+            upd = X::mor(X::mand(ok, X::lt(t, bt)), tie);
           }
-          bt = _mm512_mask_mov_ps(bt, upd, Any ? _mm512_set1_ps(-1.0f) : t);
-          bu = _mm512_mask_mov_ps(bu, upd, _mm512_mul_ps(V, inv));
-          bv = _mm512_mask_mov_ps(bv, upd, _mm512_mul_ps(W, inv));
-          bp = _mm512_mask_mov_epi32(bp, upd, pid);
-          if (Any) act = __mmask16(act & ~upd);
-          if (exact) {
+          bt = X::blend(upd, bt, Any ? X::set1(-1.0f) : t);
+          bu = X::blend(upd, bu, X::mul(V, inv));
+          bv = X::blend(upd, bv, X::mul(Wt, inv));
+          bp = X::blendi(upd, bp, pid);
+          if (Any) act = X::mandnot(act, upd);
+          if (const unsigned e_bits = X::bits(exact)) {
             // Edge functions at exactly zero: the scalar test, in double.
-            _mm512_store_ps(tmax + g, bt), _mm512_store_ps(hu + g, bu), _mm512_store_ps(hv + g, bv);
-            _mm512_store_si512(prim + g, bp);
-            for (unsigned e = exact; e; e &= e - 1) {
+            X::store(tmax + g, bt), X::store(hu + g, bu), X::store(hv + g, bv);
+            X::storei(prim + g, bp);
+            unsigned act_bits = X::bits(act);
+            for (unsigned e = e_bits; e; e &= e - 1) {
               const int i = g + int(ctz64(e));
               hit h = result(i);
               float u = 0, v = 0;
               const float d = intersect_triangle(setup(i), block_triangle(blk, j), h.t, u, v);
               const bool done = detail::take<Any>(d, u, v, id, h);
               tmax[i] = done ? -1.0f : h.t, hu[i] = h.u, hv[i] = h.v, prim[i] = h.prim;
-              if (done) act = __mmask16(act & ~(1u << (i - g)));
+              if (done) act_bits &= ~(1u << (i - g));
             }
-            bt = _mm512_load_ps(tmax + g), bu = _mm512_load_ps(hu + g), bv = _mm512_load_ps(hv + g);
-            bp = _mm512_load_si512(prim + g);
+            act = X::from_bits(act_bits);
+            bt = X::load(tmax + g), bu = X::load(hu + g), bv = X::load(hv + g);
+            bp = X::loadi(prim + g);
           }
         }
       }
-      _mm512_store_ps(tmax + g, bt), _mm512_store_ps(hu + g, bu), _mm512_store_ps(hv + g, bv);
-      _mm512_store_si512(prim + g, bp);
+      X::store(tmax + g, bt), X::store(hu + g, bu), X::store(hv + g, bv);
+      X::storei(prim + g, bp);
     }
     if (bounds.shared) refresh_bound();
   }
@@ -321,9 +300,9 @@ struct avx512_packet {
   }
 
   template <int M>
-  SWEEP_HOST_AVX512_FN void compact_from(const avx512_packet<M, Backend>& p, std::uint64_t mask, int* lane) {
+  SWEEP_PACKET_FN void compact_from(const SWEEP_PACKET_NAME<M, Backend>& p, std::uint64_t mask, int* lane) {
     size = 0;
-    for (std::uint64_t m = mask; m; m &= m - 1) lane[size++] = int(ctz64(m));
+    for (std::uint64_t k = mask; k; k &= k - 1) lane[size++] = int(ctz64(k));
     for (int k = 0; k < padded; ++k) {
       const bool on = k < size;
       const int i = lane[on ? k : 0];
@@ -337,12 +316,10 @@ struct avx512_packet {
   }
 
   template <int S>
-  void restore_from(const avx512_packet<S, Backend>& q, const int* lane, bool) {
+  void restore_from(const SWEEP_PACKET_NAME<S, Backend>& q, const int* lane, bool) {
     for (int k = 0; k < q.size; ++k)
       tmax[lane[k]] = q.tmax[k], hu[lane[k]] = q.hu[k], hv[lane[k]] = q.hv[k], prim[lane[k]] = q.prim[k];
   }
 };
 
 }  // namespace sweep::raytrace::detail
-
-#endif

@@ -1,8 +1,8 @@
 // Ray packets: up to L rays walked together (raytrace/packet_walk.hpp).
 // packet_bounds is the shared-origin interval test; packet<L, Backend> the
 // portable packet, whose box and bound tests are the backend's (four lanes
-// at a time with SSE on x86 hosts, scalar elsewhere). The AVX-512 packet
-// of host/packet_avx512.hpp offers the same interface.
+// at a time with SSE on x86 hosts, scalar elsewhere). The AVX-512 and AVX2
+// packets of host/packet_simd.hpp offer the same interface.
 #pragma once
 
 #include <sweep/raytrace/single_ray.hpp>

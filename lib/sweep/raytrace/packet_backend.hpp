@@ -7,10 +7,10 @@
 //   wide_entries(r, node, tmax, t)      one ray against a 4-wide node's boxes
 //   hits_box<L>(ox, ..., tmax, lo, hi, mask)  packet lanes against a box
 //   largest<L>(v)                       the largest of L packet values
-//   wide_available()                    whether AVX-512 packets can run here
+//   lanes_available(isa)                whether packets can run in isa's lanes here
 //   run_packets<L, Any, Reorder>(...)   a batch of L-ray packets
 // lib/sweep/host/packet_backend.hpp specialises it for host spaces (SSE
-// lanes, AVX-512 packets). Every backend computes the same values.
+// lanes, AVX2 and AVX-512 packets). Every backend computes the same values.
 #pragma once
 
 #include <sweep/tuning.hpp>
@@ -81,13 +81,14 @@ struct packet_backend {
     return top;
   }
 
-  static bool wide_available() { return false; }
+  /// Only the baseline lanes (and automatic, which resolves to them) here.
+  static bool lanes_available(trace_isa isa) { return isa == trace_isa::baseline || isa == trace_isa::automatic; }
 
-  /// Traces `packets` packets of L consecutive rays (`wide` is ignored:
-  /// no other lanes here) and adds the walk's counters to s.
+  /// Traces `packets` packets of L consecutive rays (the lanes, `isa`, are
+  /// ignored: no others here) and adds the walk's counters to s.
   template <int L, bool Any, bool Reorder, class Mem, class Rays, class Out, class Stats>
   static void run_packets(const std::string& label, const ExecSpace& space, index_t packets, const bvh_view<Mem>& b,
-                          const Rays& rays, const Out& out, const trace_options& opt, index_t n, bool,
+                          const Rays& rays, const Out& out, const trace_options& opt, index_t n, trace_isa,
                           const Stats& s) {
     sweep::detail::range_policy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>> policy(space, 0, packets);
     policy.set_chunk_size(4);

@@ -20,12 +20,19 @@ inline const char* to_string(trace_mode m) {
 }
 
 /// The instruction set of the packet walk on x86-64 hosts: `automatic`
-/// takes AVX-512 when the build and the CPU have it, else the baseline
-/// (SSE, or scalar code elsewhere). Results are the same with every one.
-enum class trace_isa { automatic, baseline, avx512 };
+/// takes the widest lanes the build and the CPU have (AVX-512, then AVX2),
+/// else the baseline (SSE, or scalar code elsewhere). Results are the same
+/// with every one.
+enum class trace_isa { automatic, baseline, avx2, avx512 };
 
 inline const char* to_string(trace_isa i) {
-  return i == trace_isa::automatic ? "auto" : (i == trace_isa::baseline ? "baseline" : "avx512");
+  switch (i) {
+    case trace_isa::automatic: return "auto";
+    case trace_isa::baseline: return "baseline";
+    case trace_isa::avx2: return "avx2";
+    case trace_isa::avx512: return "avx512";
+  }
+  return "?";
 }
 
 struct trace_options {

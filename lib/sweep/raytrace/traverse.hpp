@@ -30,14 +30,16 @@ namespace sweep::raytrace {
 
 /// True when packets can run with `isa` here (baseline and automatic always can).
 inline bool isa_available(trace_isa isa) {
-  return isa != trace_isa::avx512 || detail::packet_backend<Kokkos::DefaultHostExecutionSpace>::wide_available();
+  return detail::packet_backend<Kokkos::DefaultHostExecutionSpace>::lanes_available(isa);
 }
 
-/// The lanes packets run with when `isa` is asked for: `avx512` or
-/// `baseline` (automatic resolved for this build and CPU).
+/// The lanes packets run with when `isa` is asked for: `isa` itself, or for
+/// `automatic` the widest this build and CPU have (avx512, avx2, baseline).
 inline trace_isa packet_isa(trace_isa isa) {
-  const bool wide = isa == trace_isa::avx512 || (isa == trace_isa::automatic && isa_available(trace_isa::avx512));
-  return wide ? trace_isa::avx512 : trace_isa::baseline;
+  if (isa != trace_isa::automatic) return isa;
+  for (trace_isa wide : {trace_isa::avx512, trace_isa::avx2})
+    if (isa_available(wide)) return wide;
+  return trace_isa::baseline;
 }
 
 /// The packet size trace() uses on ExecSpace for `opt` (packet_size, or
@@ -70,7 +72,8 @@ trace_stats trace(const ExecSpace& space, const bvh<ExecSpace>& tree, const Rays
   sweep::detail::require(opt.single_below >= 0 && opt.single_below <= L, where, "single_below = ",
                          opt.single_below, " must be in [0, packet_size]");
   sweep::detail::require(isa_available(opt.isa), where, "isa = ", to_string(opt.isa),
-                         " is not available: this build or this CPU lacks AVX-512F");
+                         " is not available: this build or this CPU lacks ",
+                         opt.isa == trace_isa::avx2 ? "AVX2" : "AVX-512F");
   trace_stats st;
   st.rays = std::uint64_t(n);
   if (n == 0) return st;
@@ -86,10 +89,10 @@ trace_stats trace(const ExecSpace& space, const bvh<ExecSpace>& tree, const Rays
   }
   Kokkos::View<std::uint64_t*, Kokkos::HostSpace> s("sweep::raytrace::stats", 5);
   const index_t packets = (n + L - 1) / L;
-  const bool wide = sweep::detail::is_host_space_v<ExecSpace> && packet_isa(opt.isa) == trace_isa::avx512;
+  const trace_isa isa = sweep::detail::is_host_space_v<ExecSpace> ? packet_isa(opt.isa) : trace_isa::baseline;
   auto run = [&](auto lanes, auto reorder) {
     backend::template run_packets<decltype(lanes)::value, Any, decltype(reorder)::value>(
-        std::string(where), space, packets, b, rays, out, opt, n, wide, s);
+        std::string(where), space, packets, b, rays, out, opt, n, isa, s);
   };
   const bool reorder = opt.mode == trace_mode::automatic;
   auto dispatch = [&](auto reorder_tag) {
