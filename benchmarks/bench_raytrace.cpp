@@ -30,6 +30,7 @@
 #include "bench_raytrace_embree.hpp"
 #include "common/bench_support.hpp"
 
+#include <sweep/host/isa.hpp>
 #include <sweep/raytrace.hpp>
 
 #include <cstdlib>
@@ -38,6 +39,18 @@
 #include <memory>
 #include <string>
 #include <vector>
+
+/// Embree's device configuration: its kernels capped at the level Sweep's
+/// host paths are capped at (sweep::host::isa_limit(), from SWEEP_HOST_ISA),
+/// so both sides of a row run at the same level.
+const char* embree_config() {
+  switch (sweep::host::isa_limit()) {
+    case sweep::host::isa::baseline: return "max_isa=sse2";
+    case sweep::host::isa::avx2: return "max_isa=avx2";
+    case sweep::host::isa::avx512: break;
+  }
+  return nullptr;
+}
 
 namespace {
 
@@ -92,7 +105,7 @@ scene_data& scene(const std::string& name) {
   std::vector<std::int32_t> idx;
   for (const auto& v : s->mesh.vertices) xyz.insert(xyz.end(), {v.x, v.y, v.z});
   for (const auto& t : s->mesh.triangles) idx.insert(idx.end(), t.begin(), t.end());
-  s->embree = std::make_unique<embree_scene>(xyz, idx);
+  s->embree = std::make_unique<embree_scene>(xyz, idx, embree_config());
   const int size = image_size();
   const auto cam = rt::camera::framing(s->mesh.bounds());
   const auto primary = rt::primary_rays(space, cam, size, size, 1, 64);
@@ -184,7 +197,7 @@ void bench_build_embree(benchmark::State& state, const std::string& name) {
   std::vector<std::int32_t> idx;
   for (const auto& v : s.mesh.vertices) xyz.insert(xyz.end(), {v.x, v.y, v.z});
   for (const auto& t : s.mesh.triangles) idx.insert(idx.end(), t.begin(), t.end());
-  for (auto _ : state) timed(state, space, [&] { embree_scene e(xyz, idx); });
+  for (auto _ : state) timed(state, space, [&] { embree_scene e(xyz, idx, embree_config()); });
   state.counters["triangles"] = double(s.mesh.triangles.size());
 }
 

@@ -3,7 +3,6 @@
 #include <embree3/rtcore.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -15,12 +14,9 @@ struct embree_scene::impl {
   RTCScene scene = nullptr;
 };
 
-embree_scene::embree_scene(const std::vector<float>& xyz, const std::vector<std::int32_t>& indices) : m(new impl) {
-  // SWEEP_HOST_ISA caps Embree's kernels too, so both sides of a row run
-  // at the same level (an AVX2 run stands for a CPU without AVX-512).
-  const char* cap = std::getenv("SWEEP_HOST_ISA");
-  const std::string level = cap ? cap : "";
-  const char* config = level == "baseline" ? "max_isa=sse2" : level == "avx2" ? "max_isa=avx2" : nullptr;
+embree_scene::embree_scene(const std::vector<float>& xyz, const std::vector<std::int32_t>& indices,
+                           const char* config)
+    : m(new impl) {
   m->device = rtcNewDevice(config);
   if (!m->device || rtcGetDeviceError(m->device) != RTC_ERROR_NONE)
     throw std::runtime_error(std::string("embree: rtcNewDevice(") + (config ? config : "") + ") failed");

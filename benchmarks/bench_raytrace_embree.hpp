@@ -20,8 +20,11 @@ struct plain_hit {
 
 class embree_scene {
  public:
-  /// Builds Embree's BVH over the triangles (3 indices each).
-  embree_scene(const std::vector<float>& xyz, const std::vector<std::int32_t>& indices);
+  /// Builds Embree's BVH over the triangles (3 indices each) on a device
+  /// made with `config` (rtcNewDevice's configuration string; nullptr:
+  /// Embree's defaults).
+  embree_scene(const std::vector<float>& xyz, const std::vector<std::int32_t>& indices,
+               const char* config = nullptr);
   ~embree_scene();
   embree_scene(const embree_scene&) = delete;
   embree_scene& operator=(const embree_scene&) = delete;

@@ -13,6 +13,7 @@
 
 #include <sweep/raytrace/geometry.hpp>
 #include <sweep/raytrace/mesh.hpp>
+#include <sweep/raytrace/traverse.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -208,6 +209,14 @@ inline std::vector<rt::ray> random_rays(const rt::mesh& m, std::size_t n, std::u
     if (kind == 6 && i % 16 == 6) r.tmin = 2, r.tmax = 1;  // disabled
   }
   return rays;
+}
+
+/// The packet instruction sets this build and CPU run (baseline first).
+inline std::vector<rt::trace_isa> packet_isas() {
+  std::vector<rt::trace_isa> out{rt::trace_isa::baseline};
+  for (auto isa : {rt::trace_isa::avx2, rt::trace_isa::avx512})
+    if (rt::isa_available(isa)) out.push_back(isa);
+  return out;
 }
 
 }  // namespace sweep_test

@@ -40,14 +40,6 @@ bool same_hit(const rt::hit& a, const rt::hit& b) {
   return a.prim < 0 || (a.t == b.t && a.u == b.u && a.v == b.v);
 }
 
-/// The packet instruction sets this build and CPU run.
-std::vector<rt::trace_isa> packet_isas() {
-  std::vector<rt::trace_isa> out{rt::trace_isa::baseline};
-  for (auto isa : {rt::trace_isa::avx2, rt::trace_isa::avx512})
-    if (rt::isa_available(isa)) out.push_back(isa);
-  return out;
-}
-
 std::vector<rt::trace_options> all_modes() {
   std::vector<rt::trace_options> out;
   out.push_back({rt::trace_mode::single, 64, 0.5f, 2});

@@ -35,10 +35,7 @@ std::vector<int> trace_occluded(const rt::bvh<Space>& tree, const std::vector<rt
 
 std::vector<rt::trace_options> modes() {
   std::vector<rt::trace_options> out{{rt::trace_mode::single, 64, 0.5f, 2}};
-  std::vector<rt::trace_isa> isas{rt::trace_isa::baseline};
-  for (auto isa : {rt::trace_isa::avx2, rt::trace_isa::avx512})
-    if (rt::isa_available(isa)) isas.push_back(isa);
-  for (auto isa : isas)
+  for (auto isa : packet_isas())
     for (int size : {8, 64}) {
       out.push_back({rt::trace_mode::packet, size, 0.5f, 2, isa});
       out.push_back({rt::trace_mode::automatic, size, 0.5f, 2, isa});
