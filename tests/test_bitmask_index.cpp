@@ -49,7 +49,8 @@ std::vector<std::int64_t> queries(std::int64_t limit, std::uint64_t seed) {
 }
 
 template <class Space, class Encoding, class T>
-void check_elements(const sweep::bitmask_index<Encoding, typename Space::memory_space>& idx, const test_mask& m) {
+void check_elements(const sweep::bitmask_index<Encoding, typename Space::memory_space>& idx, const test_mask& m,
+                    const sweep::bitmask_options& opt = {}) {
   Space space;
   const auto n = m.n;
   const auto ones = static_cast<std::int64_t>(m.positions.size());
@@ -57,7 +58,7 @@ void check_elements(const sweep::bitmask_index<Encoding, typename Space::memory_
   const auto x = values<T>(n, 1);
   auto in = to_device<Space>(x, "expanded");
   Kokkos::View<T*, typename Space::memory_space> packed("packed", ones);
-  idx.pack(space, in, packed);
+  idx.pack(space, in, packed, opt);
   std::vector<T> want(static_cast<std::size_t>(ones));
   for (std::int64_t k = 0; k < ones; ++k) want[k] = x[m.positions[k]];
   CHECK(to_host(packed) == want);
@@ -66,13 +67,13 @@ void check_elements(const sweep::bitmask_index<Encoding, typename Space::memory_
   const auto z = values<T>(n, 3);
   auto src = to_device<Space>(y, "packed_in");
   auto out = to_device<Space>(z, "expanded_out");
-  idx.unpack(space, src, out);
+  idx.unpack(space, src, out, opt);
   auto want_out = z;
   for (std::int64_t k = 0; k < ones; ++k) want_out[m.positions[k]] = y[k];
   CHECK(to_host(out) == want_out);
   // round trip: unpack(pack(x)) restores every set position
   auto back = to_device<Space>(z, "round_trip");
-  idx.unpack(space, packed, back);
+  idx.unpack(space, packed, back, opt);
   auto want_back = z;
   for (auto p : m.positions) want_back[p] = x[p];
   CHECK(to_host(back) == want_back);
@@ -166,6 +167,34 @@ TEST_CASE_TEMPLATE("every bitmask encoding matches the reference on small masks"
 TEST_CASE_TEMPLATE("every bitmask encoding matches the reference at 2^20+7 bits", Space, SWEEP_TEST_SPACES) {
   const auto n = static_cast<std::int64_t>(scaled(std::size_t(1) << 20, std::size_t(1) << 16)) + 7;
   for (const auto& m : standard_masks(n, 99)) check_all_encodings<Space>(m, m.name.find("0.5") != std::string::npos);
+}
+
+TEST_CASE_TEMPLATE("rank_select packs and unpacks ranges of every density with any work item", Space,
+                   SWEEP_TEST_SPACES) {
+  // A range's density picks its host kernel (every word through the vector
+  // moves, or a walk that queues sparse words and moves dense ones), so the
+  // masks mix sparse stretches and dense runs, and the work items cut them
+  // into ranges of different densities, some ending inside a run.
+  using Mem = typename Space::memory_space;
+  const std::int64_t n = static_cast<std::int64_t>(scaled(std::size_t(1) << 18, std::size_t(1) << 14)) + 45;
+  std::vector<test_mask> masks;
+  for (double p : {0.005, 0.01, 0.02, 0.05}) masks.push_back(uniform_mask(n, p, 11 + static_cast<std::uint64_t>(p * 1000)));
+  masks.push_back(clustered_mask(n, 100.0, 4000.0, 5));
+  masks.push_back(clustered_mask(n, 9.0, 400.0, 6));
+  Space space;
+  for (const auto& m : masks) {
+    CAPTURE(m.name);
+    auto words = to_device<Space>(m.words, "words");
+    const sweep::bitmask_index<sweep::bitmask::rank_select, Mem> idx(space, words, m.n);
+    REQUIRE(idx.count() == static_cast<std::int64_t>(m.positions.size()));
+    for (std::int64_t work_item : {0, 64, 700, 4096, 65536}) {
+      CAPTURE(work_item);
+      const sweep::bitmask_options opt{work_item};
+      check_elements<Space, sweep::bitmask::rank_select, std::int32_t>(idx, m, opt);
+      check_elements<Space, sweep::bitmask::rank_select, double>(idx, m, opt);
+      check_elements<Space, sweep::bitmask::rank_select, std::int64_t>(idx, m, opt);
+    }
+  }
 }
 
 TEST_CASE_TEMPLATE("fixed trees with other layer sizes", Space, SWEEP_TEST_SPACES) {

@@ -3,7 +3,8 @@
 // the range loop and takes its target, so select's and rank's popcounts are
 // one instruction, not a library call); rank_select packs and unpacks
 // dense masks through the word-walking kernels of host/bitmask_kernels.hpp
-// (block copies, AVX2 lane permutations) when both arrays are contiguous.
+// (block copies, AVX2 lane permutations, AVX-512 compress and expand) when
+// both arrays are contiguous.
 #pragma once
 
 #include <sweep/detail/bitmask_backend.hpp>
@@ -83,9 +84,10 @@ struct bitmask_backend<ExecSpace, host_kind> : bitmask_backend<ExecSpace, portab
       auto* out = contiguous_data(expanded);
       if (!v.sparse && in != nullptr && out != nullptr) {
         const host_mask m{v.mask.words.data(), v.mask.n};
-        const auto* in_end = in + v.ones;
-        word_ranges(space, where, v.mask.n64, work_item, [=](index_t w0, index_t w1) {
-          host_unpack_words(m, w0, w1, in + v.rank(64 * w0), in_end, out);
+        const index_t n64 = v.mask.n64, ones = v.ones;
+        word_ranges(space, where, n64, work_item, [=](index_t w0, index_t w1) {
+          const index_t k1 = w1 < n64 ? v.rank(64 * w1) : ones;
+          host_unpack_words(m, w0, w1, in + v.rank(64 * w0), in + k1, out);
         });
         return;
       }

@@ -7,7 +7,11 @@
 // mask gives the lane permutation that left-packs the set lanes (pack), or
 // spreads consecutive packed elements to the set lanes, blended with what
 // the output holds (unpack), so the cost does not depend on where the bits
-// are. Other types, and CPUs without AVX2, take the scalar bit loop.
+// are. With AVX-512 the same moves take no table: a masked load and
+// vpcompress (pack), or vpexpand and a masked store (unpack), per 64 bytes;
+// a range with at least 3% of its bits set moves every word that way, and
+// sparser ones queue their sparse words as above. Other types, and CPUs
+// without AVX2, take the scalar bit loop.
 #pragma once
 
 #include <sweep/core.hpp>
@@ -140,14 +144,14 @@ struct sparse_queue {
 };
 
 /// Walks words [w0, w1): runs of clear 256-bit groups are skipped with one
-/// test each, sparse words go to the queue (`flush()` empties it, and is
+/// test each, sparse words (at most SparseBits set) go to the queue (`flush()` empties it, and is
 /// called before any dense word so the order holds), dense words go to
 /// `dense(j, w)`.
-template <class Queue, class Flush, class Dense>
+template <int SparseBits = sparse_bits, class Queue, class Flush, class Dense>
 void walk_words(const host_mask& m, index_t w0, index_t w1, Queue& queue, Flush&& flush, Dense&& dense) {
   const index_t full = m.n / 64;  // words entirely below n
   const auto step = [&](index_t j, std::uint64_t w) {
-    if (_mm_popcnt_u64(w) <= sparse_bits) {
+    if (_mm_popcnt_u64(w) <= SparseBits) {
       queue.append(64 * j, w);
       if (queue.size > Queue::capacity - 64) flush();
     } else {
@@ -244,6 +248,99 @@ void avx2_unpack_words(const host_mask& m, index_t w0, index_t w1, const T* in, 
       });
 }
 #pragma GCC pop_options
+
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx2,popcnt,bmi")
+/// One 64-byte vector of 4- or 8-byte elements under a lane mask.
+template <class T>
+struct avx512_moves {
+  static constexpr int lanes = 64 / static_cast<int>(sizeof(T));
+  static constexpr unsigned all = (1u << lanes) - 1;
+  static __m512i load(unsigned k, const T* p) {
+    if constexpr (sizeof(T) == 4) return _mm512_maskz_loadu_epi32(static_cast<__mmask16>(k), p);
+    else return _mm512_maskz_loadu_epi64(static_cast<__mmask8>(k), p);
+  }
+  static void store(T* p, unsigned k, __m512i v) {
+    if constexpr (sizeof(T) == 4) _mm512_mask_storeu_epi32(p, static_cast<__mmask16>(k), v);
+    else _mm512_mask_storeu_epi64(p, static_cast<__mmask8>(k), v);
+  }
+  /// The lanes set in k, moved to the front.
+  static __m512i compress(unsigned k, __m512i v) {
+    if constexpr (sizeof(T) == 4) return _mm512_maskz_compress_epi32(static_cast<__mmask16>(k), v);
+    else return _mm512_maskz_compress_epi64(static_cast<__mmask8>(k), v);
+  }
+  /// The front lanes of v, sent to the lanes set in k.
+  static __m512i expand(unsigned k, __m512i v) {
+    if constexpr (sizeof(T) == 4) return _mm512_maskz_expand_epi32(static_cast<__mmask16>(k), v);
+    else return _mm512_maskz_expand_epi64(static_cast<__mmask8>(k), v);
+  }
+};
+
+/// Packs the set positions of w from src (64 elements) to out, one vector
+/// of lanes at a time: a masked load (no read of a lane past n), compress,
+/// and a full store unless it would pass out_limit.
+template <class T>
+inline void avx512_pack_word(std::uint64_t w, const T* src, T*& out, T* out_limit) {
+  using mv = avx512_moves<T>;
+  for (int b = 0; b < 64; b += mv::lanes) {
+    const unsigned k = static_cast<unsigned>(w >> b) & mv::all;
+    const __m512i v = mv::compress(k, mv::load(k, src + b));
+    const int c = _mm_popcnt_u32(k);
+    if (out + mv::lanes <= out_limit) {
+      _mm512_storeu_si512(out, v);
+    } else {
+      mv::store(out, (1u << c) - 1, v);
+    }
+    out += c;
+  }
+}
+
+/// Sends the next packed elements from in to the set positions of w in dst
+/// (64 elements); the other positions are not written (masked stores).
+template <class T>
+inline void avx512_unpack_word(std::uint64_t w, const T*& in, const T* in_end, T* dst) {
+  using mv = avx512_moves<T>;
+  for (int b = 0; b < 64; b += mv::lanes) {
+    const unsigned k = static_cast<unsigned>(w >> b) & mv::all;
+    const int c = _mm_popcnt_u32(k);
+    const __m512i v = in + mv::lanes <= in_end ? _mm512_loadu_si512(in) : mv::load((1u << c) - 1, in);
+    mv::store(dst + b, k, mv::expand(k, v));
+    in += c;
+  }
+}
+
+/// Ranges with at least this many set bits per thousand move every word
+/// through the vector moves; sparser ones walk the words, queue those with
+/// at most avx512_sparse_bits set and move the others a vector at a time.
+inline constexpr int avx512_stream_permille = 30;
+inline constexpr int avx512_sparse_bits = 2;
+
+template <class T>
+void avx512_pack_words(const host_mask& m, index_t w0, index_t w1, const T* in, T* out, T* out_limit) {
+  const index_t ones = out_limit - out, bits = 64 * (w1 - w0);
+  if (1000 * ones >= avx512_stream_permille * bits) {
+    for (index_t j = w0; j < w1; ++j) avx512_pack_word(m.word(j), in + 64 * j, out, out_limit);
+    return;
+  }
+  sparse_queue<T, false> queue(in);
+  const auto flush = [&] { out = queue.gather(in, out); };
+  const auto dense = [&](index_t j, std::uint64_t w) { avx512_pack_word(w, in + 64 * j, out, out_limit); };
+  walk_words<avx512_sparse_bits>(m, w0, w1, queue, flush, dense);
+}
+
+template <class T>
+void avx512_unpack_words(const host_mask& m, index_t w0, index_t w1, const T* in, const T* in_end, T* out) {
+  const index_t ones = in_end - in, bits = 64 * (w1 - w0);
+  if (1000 * ones >= avx512_stream_permille * bits) {
+    for (index_t j = w0; j < w1; ++j) avx512_unpack_word(m.word(j), in, in_end, out + 64 * j);
+    return;
+  }
+  sparse_queue<T, true> queue(out);
+  const auto flush = [&] { in = queue.scatter(in, out); };
+  const auto dense = [&](index_t j, std::uint64_t w) { avx512_unpack_word(w, in, in_end, out + 64 * j); };
+  walk_words<avx512_sparse_bits>(m, w0, w1, queue, flush, dense);
+}
+#pragma GCC pop_options
 #endif
 
 template <class T>
@@ -257,6 +354,7 @@ template <class T>
 void host_pack_words(const host_mask& m, index_t w0, index_t w1, const T* in, T* out, T* out_limit) {
 #if SWEEP_HOST_MULTI
   if constexpr (host_vector_movable_v<T>) {
+    if (host::uses(host::isa::avx512)) return avx512_pack_words(m, w0, w1, in, out, out_limit);
     if (host::uses(host::isa::avx2)) return avx2_pack_words(m, w0, w1, in, out, out_limit);
   }
 #endif
@@ -266,11 +364,12 @@ void host_pack_words(const host_mask& m, index_t w0, index_t w1, const T* in, T*
 
 /// Scatters packed elements from `in` (the range's first) to the set
 /// positions of words [w0, w1) of `out` (the whole expanded array);
-/// `in_end` ends the whole packed array (vector loads never pass it).
+/// `in_end` ends the range's packed elements (vector loads never pass it).
 template <class T>
 void host_unpack_words(const host_mask& m, index_t w0, index_t w1, const T* in, const T* in_end, T* out) {
 #if SWEEP_HOST_MULTI
   if constexpr (host_vector_movable_v<T>) {
+    if (host::uses(host::isa::avx512)) return avx512_unpack_words(m, w0, w1, in, in_end, out);
     if (host::uses(host::isa::avx2)) return avx2_unpack_words(m, w0, w1, in, in_end, out);
   }
 #endif
