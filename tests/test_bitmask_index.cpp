@@ -178,7 +178,8 @@ TEST_CASE_TEMPLATE("rank_select packs and unpacks ranges of every density with a
   using Mem = typename Space::memory_space;
   const std::int64_t n = static_cast<std::int64_t>(scaled(std::size_t(1) << 18, std::size_t(1) << 14)) + 45;
   std::vector<test_mask> masks;
-  for (double p : {0.005, 0.01, 0.02, 0.05}) masks.push_back(uniform_mask(n, p, 11 + static_cast<std::uint64_t>(p * 1000)));
+  for (double p : {0.005, 0.01, 0.02, 0.05})
+    masks.push_back(uniform_mask(n, p, 11 + static_cast<std::uint64_t>(p * 1000)));
   masks.push_back(clustered_mask(n, 100.0, 4000.0, 5));
   masks.push_back(clustered_mask(n, 9.0, 400.0, 6));
   Space space;

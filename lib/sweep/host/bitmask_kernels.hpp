@@ -144,9 +144,9 @@ struct sparse_queue {
 };
 
 /// Walks words [w0, w1): runs of clear 256-bit groups are skipped with one
-/// test each, sparse words (at most SparseBits set) go to the queue (`flush()` empties it, and is
-/// called before any dense word so the order holds), dense words go to
-/// `dense(j, w)`.
+/// test each, sparse words (at most SparseBits set) go to the queue
+/// (`flush()` empties it, and is called before any dense word so the order
+/// holds), dense words go to `dense(j, w)`.
 template <int SparseBits = sparse_bits, class Queue, class Flush, class Dense>
 void walk_words(const host_mask& m, index_t w0, index_t w1, Queue& queue, Flush&& flush, Dense&& dense) {
   const index_t full = m.n / 64;  // words entirely below n
