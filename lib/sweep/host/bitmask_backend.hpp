@@ -65,10 +65,8 @@ struct bitmask_backend<ExecSpace, host_kind> : bitmask_backend<ExecSpace, portab
       auto* out = contiguous_data(packed);
       if (!v.sparse && in != nullptr && out != nullptr) {
         const host_mask m{v.mask.words.data(), v.mask.n};
-        const index_t n64 = v.mask.n64, ones = v.ones;
-        word_ranges(space, where, n64, work_item, [=](index_t w0, index_t w1) {
-          const index_t k1 = w1 < n64 ? v.rank(64 * w1) : ones;
-          host_pack_words(m, w0, w1, in, out + v.rank(64 * w0), out + k1);
+        word_ranges(space, where, v, work_item, [=](index_t w0, index_t w1, index_t k0, index_t k1) {
+          host_pack_words(m, w0, w1, in, out + k0, out + k1);
         });
         return;
       }
@@ -84,10 +82,8 @@ struct bitmask_backend<ExecSpace, host_kind> : bitmask_backend<ExecSpace, portab
       auto* out = contiguous_data(expanded);
       if (!v.sparse && in != nullptr && out != nullptr) {
         const host_mask m{v.mask.words.data(), v.mask.n};
-        const index_t n64 = v.mask.n64, ones = v.ones;
-        word_ranges(space, where, n64, work_item, [=](index_t w0, index_t w1) {
-          const index_t k1 = w1 < n64 ? v.rank(64 * w1) : ones;
-          host_unpack_words(m, w0, w1, in + v.rank(64 * w0), in + k1, out);
+        word_ranges(space, where, v, work_item, [=](index_t w0, index_t w1, index_t k0, index_t k1) {
+          host_unpack_words(m, w0, w1, in + k0, in + k1, out);
         });
         return;
       }
@@ -96,17 +92,20 @@ struct bitmask_backend<ExecSpace, host_kind> : bitmask_backend<ExecSpace, portab
   }
 
  private:
-  /// f(w0, w1) over ranges of 64-bit words: work_item mask bits per task
-  /// (rounded up to whole words), or the tuning's words per task.
-  template <class F>
-  static void word_ranges(const ExecSpace& space, const std::string& label, index_t n64, index_t work_item,
+  /// f(w0, w1, k0, k1) over ranges [w0, w1) of the mask's 64-bit words,
+  /// whose set bits are packed elements [k0, k1): work_item mask bits per
+  /// task (rounded up to whole words), or the tuning's words per task.
+  template <class View, class F>
+  static void word_ranges(const ExecSpace& space, const std::string& label, const View& v, index_t work_item,
                           const F& f) {
+    const index_t n64 = v.mask.n64, ones = v.ones;
     const index_t chunk = work_item > 0 ? (work_item + 63) / 64 : tuning<ExecSpace>::bitmask::words_per_task;
     const index_t chunks = (n64 + chunk - 1) / chunk;
     Kokkos::parallel_for(label, sweep::detail::range_policy<ExecSpace>(space, 0, chunks),
                          [=](const index_t c) {
                            const index_t w0 = c * chunk;
-                           f(w0, w0 + chunk < n64 ? w0 + chunk : n64);
+                           const index_t w1 = w0 + chunk < n64 ? w0 + chunk : n64;
+                           f(w0, w1, v.rank(64 * w0), w1 < n64 ? v.rank(64 * w1) : ones);
                          });
   }
 };
