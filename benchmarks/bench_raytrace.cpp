@@ -40,6 +40,16 @@
 #include <string>
 #include <vector>
 
+namespace {
+
+using namespace sweep_bench;
+namespace rt = sweep::raytrace;
+
+int image_size() {
+  const char* v = std::getenv("SWEEP_BENCH_RAYTRACE_SIZE");
+  return (v && *v) ? std::atoi(v) : 1024;
+}
+
 /// Embree's device configuration: its kernels capped at the level Sweep's
 /// host paths are capped at (sweep::host::isa_limit(), from SWEEP_HOST_ISA),
 /// so both sides of a row run at the same level.
@@ -52,15 +62,15 @@ const char* embree_config() {
   return nullptr;
 }
 
-namespace {
-
-using namespace sweep_bench;
-namespace rt = sweep::raytrace;
-
-int image_size() {
-  const char* v = std::getenv("SWEEP_BENCH_RAYTRACE_SIZE");
-  return (v && *v) ? std::atoi(v) : 1024;
-}
+/// A mesh as Embree's vertex (x, y, z) and index (3 per triangle) arrays.
+struct embree_arrays {
+  std::vector<float> xyz;
+  std::vector<std::int32_t> idx;
+  explicit embree_arrays(const rt::mesh& m) {
+    for (const auto& v : m.vertices) xyz.insert(xyz.end(), {v.x, v.y, v.z});
+    for (const auto& t : m.triangles) idx.insert(idx.end(), t.begin(), t.end());
+  }
+};
 
 std::vector<plain_ray> to_plain(const Kokkos::View<rt::ray*, Memory>& rays) {
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), rays);
@@ -101,11 +111,8 @@ scene_data& scene(const std::string& name) {
   Space space;
   s->mesh = load_scene(name);
   s->tree = std::make_unique<rt::bvh<Space>>(space, s->mesh);
-  std::vector<float> xyz;
-  std::vector<std::int32_t> idx;
-  for (const auto& v : s->mesh.vertices) xyz.insert(xyz.end(), {v.x, v.y, v.z});
-  for (const auto& t : s->mesh.triangles) idx.insert(idx.end(), t.begin(), t.end());
-  s->embree = std::make_unique<embree_scene>(xyz, idx, embree_config());
+  const embree_arrays arrays(s->mesh);
+  s->embree = std::make_unique<embree_scene>(arrays.xyz, arrays.idx, embree_config());
   const int size = image_size();
   const auto cam = rt::camera::framing(s->mesh.bounds());
   const auto primary = rt::primary_rays(space, cam, size, size, 1, 64);
@@ -193,11 +200,8 @@ void bench_build_sweep(benchmark::State& state, const std::string& name) {
 void bench_build_embree(benchmark::State& state, const std::string& name) {
   auto& s = scene(name);
   Space space;
-  std::vector<float> xyz;
-  std::vector<std::int32_t> idx;
-  for (const auto& v : s.mesh.vertices) xyz.insert(xyz.end(), {v.x, v.y, v.z});
-  for (const auto& t : s.mesh.triangles) idx.insert(idx.end(), t.begin(), t.end());
-  for (auto _ : state) timed(state, space, [&] { embree_scene e(xyz, idx, embree_config()); });
+  const embree_arrays arrays(s.mesh);
+  for (auto _ : state) timed(state, space, [&] { embree_scene e(arrays.xyz, arrays.idx, embree_config()); });
   state.counters["triangles"] = double(s.mesh.triangles.size());
 }
 
