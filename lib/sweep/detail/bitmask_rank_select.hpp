@@ -75,9 +75,24 @@ struct rank_select_view {
     return r;
   }
 
+  /// Where a select of the dense layout ends: the first of the eight
+  /// 64-bit words (one 512-bit basic block) that hold set bit k, and k's
+  /// rank among the set bits from there.
+  struct select_start {
+    index_t word = 0;
+    index_t rem = 0;
+  };
+
   KOKKOS_FORCEINLINE_FUNCTION index_t select(index_t k) const {
     if (k < 0 || k >= ones) return -1;
     if (sparse) return index_t(positions(k));
+    const select_start s = select_locate(k);
+    return mask.select_from(s.word, s.word + 8, s.rem);
+  }
+
+  /// The basic block of set bit k, k in [0, ones), dense layout: the
+  /// sample, a binary search among the superblocks it leaves, the entry.
+  KOKKOS_FORCEINLINE_FUNCTION select_start select_locate(index_t k) const {
     const index_t j = k >> sample_shift;
     index_t lo = samples(j);
     index_t hi = j + 1 < n_samples ? index_t(samples(j + 1)) + 1 : n_super;
@@ -94,8 +109,7 @@ struct rank_select_view {
       if (rem < c) break;
       rem -= c;
     }
-    const index_t first = lo * super_words + 8 * basic;
-    return mask.select_from(first, first + 8, rem);
+    return {lo * super_words + 8 * basic, rem};
   }
 
   /// Bytes of the dense layout for n bits (at most).

@@ -4,12 +4,15 @@
 // one instruction, not a library call); rank_select packs and unpacks
 // dense masks through the word-walking kernels of host/bitmask_kernels.hpp
 // (block copies, AVX2 lane permutations, AVX-512 compress and expand) when
-// both arrays are contiguous.
+// both arrays are contiguous, and answers batches of select and rank
+// queries with several queries' cache misses in flight.
 #pragma once
 
 #include <sweep/detail/bitmask_backend.hpp>
 #include <sweep/host/bitmask_kernels.hpp>
 #include <sweep/host/isa.hpp>
+
+#include <cstdint>
 
 namespace sweep::detail {
 
@@ -91,7 +94,89 @@ struct bitmask_backend<ExecSpace, host_kind> : bitmask_backend<ExecSpace, portab
     base::template unpack<Traits>(space, where, v, packed, expanded, work_item);
   }
 
+  /// out(t) = select(queries(t)); rank_select's dense layout takes a
+  /// task's queries in groups of query_group, three passes over each that
+  /// issue the loads of the next before any of them is needed: the
+  /// samples; the superblock search (the entries, 0.4% of the mask, stay
+  /// cached) and the basic block's mask line; the word walk.
+  template <class Traits, class View, class Queries, class Out>
+  static void select(const ExecSpace& space, const std::string& where, const View& v, const Queries& queries,
+                     const Out& out) {
+    if constexpr (Traits::streaming) {
+      if (!v.sparse) {
+        using R = typename Out::value_type;
+        query_tasks(space, where, static_cast<index_t>(queries.extent(0)), [=](index_t b, index_t e) {
+          typename View::select_start at[query_group];
+          for (index_t t0 = b; t0 < e; t0 += query_group) {
+            const index_t t1 = t0 + query_group < e ? t0 + query_group : e;
+            for (index_t t = t0; t < t1; ++t)
+              __builtin_prefetch(v.samples.data() + (static_cast<index_t>(queries(t)) >> v.sample_shift), 0, 3);
+            for (index_t t = t0; t < t1; ++t) {
+              at[t - t0] = v.select_locate(static_cast<index_t>(queries(t)));
+              prefetch_basic_block(v, at[t - t0].word);
+            }
+            for (index_t t = t0; t < t1; ++t)
+              out(t) = static_cast<R>(v.mask.select_from(at[t - t0].word, at[t - t0].word + 8, at[t - t0].rem));
+          }
+        });
+        return;
+      }
+    }
+    base::template select<Traits>(space, where, v, queries, out);
+  }
+
+  /// out(t) = rank(queries(t)); rank_select's dense layout fetches the
+  /// basic block of query t + query_group while it answers query t.
+  template <class Traits, class View, class Queries, class Out>
+  static void rank(const ExecSpace& space, const std::string& where, const View& v, const Queries& queries,
+                   const Out& out) {
+    if constexpr (Traits::streaming) {
+      if (!v.sparse) {
+        using R = typename Out::value_type;
+        query_tasks(space, where, static_cast<index_t>(queries.extent(0)), [=](index_t b, index_t e) {
+          for (index_t t = b; t < e; ++t) {
+            if (t + query_group < e) {
+              const index_t i = static_cast<index_t>(queries(t + query_group));
+              if (i < v.mask.n) prefetch_basic_block(v, (i >> 9) * 8);  // rank(n) reads no word
+            }
+            out(t) = static_cast<R>(v.rank(static_cast<index_t>(queries(t))));
+          }
+        });
+        return;
+      }
+    }
+    base::template rank<Traits>(space, where, v, queries, out);
+  }
+
  private:
+  /// Queries in flight in the batched select and rank: enough cache misses
+  /// to cover the memory's latency (bench_bitmask's select_random and
+  /// rank_random rows: 16 and 32 gave the same times).
+  static constexpr index_t query_group = 16;
+
+  /// Fetches the eight 64-bit mask words from `word` on (one basic block:
+  /// one cache line, or two where the caller's mask is not 64-byte aligned).
+  template <class View>
+  static void prefetch_basic_block(const View& v, index_t word) {
+    const char* p = reinterpret_cast<const char*>(v.mask.words.data() + 2 * word);
+    __builtin_prefetch(p, 0, 3);
+    if ((reinterpret_cast<std::uintptr_t>(p) & 63) != 0) __builtin_prefetch(p + 63, 0, 3);
+  }
+
+  /// f(b, e) over the ranges of [0, n) the tasks take (the tuning's
+  /// indices per task, rounded up to whole groups of query_group), each
+  /// through the POPCNT build where allowed.
+  template <class F>
+  static void query_tasks(const ExecSpace& space, const std::string& label, index_t n, const F& f) {
+    const index_t grain = tuning<ExecSpace>::bitmask::grain(space, n);
+    const index_t per_task = (grain + query_group - 1) / query_group * query_group;
+    const index_t tasks = (n + per_task - 1) / per_task;
+    Kokkos::parallel_for(label, sweep::detail::range_policy<ExecSpace>(space, 0, tasks), [=](const index_t r) {
+      const index_t b = r * per_task, e = b + per_task < n ? b + per_task : n;
+      host_popcount_loop(r, r + 1, [&](index_t) { f(b, e); });
+    });
+  }
+
   /// f(w0, w1, k0, k1) over ranges [w0, w1) of the mask's 64-bit words,
   /// whose set bits are packed elements [k0, k1): work_item mask bits per
   /// task (rounded up to whole words), or the tuning's words per task.
