@@ -150,8 +150,8 @@ struct bitmask_backend<ExecSpace, host_kind> : bitmask_backend<ExecSpace, portab
 
  private:
   /// Queries in flight in the batched select and rank: enough cache misses
-  /// to cover the memory's latency (bench_bitmask's select_random and
-  /// rank_random rows: 16 and 32 gave the same times).
+  /// to cover the memory's latency (bench_bitmask's rank_random rows took
+  /// the same time with rank fetching 32 queries ahead).
   static constexpr index_t query_group = 16;
 
   /// Fetches the eight 64-bit mask words from `word` on (one basic block:
