@@ -116,7 +116,7 @@ struct bitmask_backend<ExecSpace, host_kind> : bitmask_backend<ExecSpace, portab
               prefetch_basic_block(v, at[t - t0].word);
             }
             for (index_t t = t0; t < t1; ++t)
-              out(t) = static_cast<R>(v.mask.select_from(at[t - t0].word, at[t - t0].word + 8, at[t - t0].rem));
+              out(t) = static_cast<R>(v.select_in_block(at[t - t0]));
           }
         });
         return;
@@ -137,7 +137,7 @@ struct bitmask_backend<ExecSpace, host_kind> : bitmask_backend<ExecSpace, portab
           for (index_t t = b; t < e; ++t) {
             if (t + query_group < e) {
               const index_t i = static_cast<index_t>(queries(t + query_group));
-              if (i < v.mask.n) prefetch_basic_block(v, (i >> 9) * 8);  // rank(n) reads no word
+              if (i < v.mask.n) prefetch_basic_block(v, View::basic_block_word(i));  // rank(n) reads no word
             }
             out(t) = static_cast<R>(v.rank(static_cast<index_t>(queries(t))));
           }
