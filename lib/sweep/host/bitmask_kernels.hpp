@@ -9,9 +9,10 @@
 // the output holds (unpack), so the cost does not depend on where the bits
 // are. With AVX-512 the same moves take no table: a masked load and
 // vpcompress (pack), or vpexpand and a masked store (unpack), per 64 bytes;
-// a range with at least 6% of its bits set moves every word that way, and
-// sparser ones queue their sparse words as above. Other types, and CPUs
-// without AVX2, take the scalar bit loop.
+// a range with 6-60% of its bits set moves every word that way, sparser
+// ones queue their sparse words as above, and denser ones take the AVX2
+// moves (faster there on a Xeon). Other types, and CPUs without AVX2, take
+// the scalar bit loop.
 #pragma once
 
 #include <sweep/core.hpp>
