@@ -313,18 +313,19 @@ inline void avx512_unpack_word(std::uint64_t w, const T*& in, const T* in_end, T
   }
 }
 
-/// Ranges with at least this many set bits per thousand move every word
-/// through the vector moves; sparser ones walk the words, queue those with
-/// at most sparse_bits set and move the others a vector at a time (at 4%
-/// the queue reads only the lines that hold a set bit: bench_bitmask's
-/// pack and unpack at 2^26 took 10-12 ms through it, 13-22 ms moving every
-/// word; at 10% the vector moves are the faster).
+/// Ranges with at least this many set bits per thousand (and fewer than
+/// avx512_dense_permille) move every word through the vector moves;
+/// sparser ones walk the words, queue those with at most sparse_bits set
+/// and move the others a vector at a time (at 4% the queue reads only the
+/// lines that hold a set bit: bench_bitmask's pack and unpack at 2^26 took
+/// 10-11 ms through it, 13-22 ms moving every word; at 10% the vector
+/// moves are the faster).
 inline constexpr int avx512_stream_permille = 60;
 /// Ranges with at least this many set bits per thousand take the AVX2
 /// moves (block copies of full words, lane permutations of the others):
 /// from 75% density up they ran faster than vpcompress and vpexpand
 /// (bench_bitmask at 2^26 int32 on a Xeon: pack and unpack 18-24 against
-/// 23-30 ms); at 50% pack took 16-17 ms with vpcompress, 18 without.
+/// 23-31 ms); at 50% pack took 16-17 ms with vpcompress, 18 without.
 inline constexpr int avx512_dense_permille = 600;
 
 template <class T>
