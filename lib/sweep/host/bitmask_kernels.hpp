@@ -328,11 +328,21 @@ inline constexpr int avx512_stream_permille = 60;
 /// 23-31 ms); at 50% pack took 16-17 ms with vpcompress, 18 without.
 inline constexpr int avx512_dense_permille = 600;
 
+/// How the AVX-512 kernels move a range of `bits` mask bits with `ones`
+/// set: through the sparse queue, every word through the vector moves, or
+/// through the AVX2 moves (the density bands above).
+enum class avx512_band { queue, vector, avx2 };
+inline avx512_band avx512_band_of(index_t ones, index_t bits) {
+  if (1000 * ones >= avx512_dense_permille * bits) return avx512_band::avx2;
+  if (1000 * ones >= avx512_stream_permille * bits) return avx512_band::vector;
+  return avx512_band::queue;
+}
+
 template <class T>
 void avx512_pack_words(const host_mask& m, index_t w0, index_t w1, const T* in, T* out, T* out_limit) {
-  const index_t ones = out_limit - out, bits = 64 * (w1 - w0);
-  if (1000 * ones >= avx512_dense_permille * bits) return avx2_pack_words(m, w0, w1, in, out, out_limit);
-  if (1000 * ones >= avx512_stream_permille * bits) {
+  const avx512_band band = avx512_band_of(out_limit - out, 64 * (w1 - w0));
+  if (band == avx512_band::avx2) return avx2_pack_words(m, w0, w1, in, out, out_limit);
+  if (band == avx512_band::vector) {
     for (index_t j = w0; j < w1; ++j) avx512_pack_word(m.word(j), in + 64 * j, out, out_limit);
     return;
   }
@@ -344,9 +354,9 @@ void avx512_pack_words(const host_mask& m, index_t w0, index_t w1, const T* in, 
 
 template <class T>
 void avx512_unpack_words(const host_mask& m, index_t w0, index_t w1, const T* in, const T* in_end, T* out) {
-  const index_t ones = in_end - in, bits = 64 * (w1 - w0);
-  if (1000 * ones >= avx512_dense_permille * bits) return avx2_unpack_words(m, w0, w1, in, in_end, out);
-  if (1000 * ones >= avx512_stream_permille * bits) {
+  const avx512_band band = avx512_band_of(in_end - in, 64 * (w1 - w0));
+  if (band == avx512_band::avx2) return avx2_unpack_words(m, w0, w1, in, in_end, out);
+  if (band == avx512_band::vector) {
     for (index_t j = w0; j < w1; ++j) avx512_unpack_word(m.word(j), in, in_end, out + 64 * j);
     return;
   }
