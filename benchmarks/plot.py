@@ -42,6 +42,8 @@ def load(path):
 
 def row_name(b):
     name = b.get("run_name", b["name"])
+    # Settings Google Benchmark writes into a row's name ("min_time:0.010").
+    name = "/".join(part for part in name.split("/") if ":" not in part)
     for suffix in ("/manual_time", "/real_time"):
         if name.endswith(suffix):
             name = name[: -len(suffix)]

@@ -245,10 +245,13 @@ void bench_copy_streaming(benchmark::State& state, int log2n) {
 }
 
 /// Registers one row named `name` (Google Benchmark appends
-/// "/manual_time"); `f(state)` runs it.
+/// "/manual_time"); `f(state)` runs it. Returns the row, for settings of
+/// its own.
 template <class F>
-void register_row(const std::string& name, F&& f) {
-  benchmark::RegisterBenchmark(name.c_str(), std::forward<F>(f))->UseManualTime()->Unit(benchmark::kMillisecond);
+benchmark::internal::Benchmark* register_row(const std::string& name, F&& f) {
+  return benchmark::RegisterBenchmark(name.c_str(), std::forward<F>(f))
+      ->UseManualTime()
+      ->Unit(benchmark::kMillisecond);
 }
 
 /// Registers `<prefix>/<log2n>` for log2n in [lo, hi]; `f(state, log2n)`.
