@@ -210,9 +210,9 @@ void sweep_bench::register_suite() {
     for (auto sc : schemes) {
       const std::string name = nb::to_string(sc);
       // An iteration copies the bodies back untimed (as the copy row does:
-      // 2.7 ms at 10^6 on a 2-core VM) before a partition that may take microseconds
-      // (equal_count): 10 ms of timed work per repetition, not the default
-      // 0.5 s, keeps the row from running for minutes.
+      // 2.7 ms at 10^6 on a 2-core VM) before a partition that may take
+      // microseconds (equal_count): 10 ms of timed work per repetition, not
+      // the default 0.5 s, keeps the row from running for minutes.
       register_row("galaxy/partition/" + name + ns, [n, sc](benchmark::State& s) { bench_partition(s, n, sc); })
           ->MinTime(0.01);
       register_row("galaxy/force/" + name + ns, [n, sc](benchmark::State& s) { bench_force(s, n, sc); });
