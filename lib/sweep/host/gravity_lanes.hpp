@@ -2,14 +2,11 @@
 // interaction lists (nodes with their quadrupoles, bodies with their tree
 // points) and the sum of both lists for every body of the group, one body
 // per lane, in GCC vector extensions compiled for AVX-512F (8 lanes), AVX2
-// (4) or SSE2 (2). The formulas are sweep::nbody's accumulator's, written
-// with fused multiply-adds (a * b + c rounded once): the AVX-512 and AVX2
-// kernels use the FMA instructions, the SSE2 one the C library's fma() per
-// lane (exact everywhere, in hardware where the CPU has it), so every
-// lane width gives the same bits. 1 / sqrt is Newton's iteration from an
-// integer estimate (four steps: a few ulps). A body meets itself in the
-// body list (its leaf is always opened): that lane adds nothing there and
-// does not count it.
+// (4) or SSE2 (2). The formulas are sweep::nbody's accumulator's; 1 / sqrt
+// is Newton's iteration from an integer estimate (four steps: a few ulps),
+// no fused multiply-adds, so every lane width gives the same bits. A body
+// meets itself in the body list (its leaf is always opened): that lane
+// adds nothing there and does not count it.
 #pragma once
 
 #include <sweep/host/isa.hpp>
@@ -21,14 +18,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#if SWEEP_HOST_MULTI
-#include <immintrin.h>
-#endif
 #include <vector>
 
-// Inlined into the kernels below (flatten), so they carry those functions'
-// targets.
-#define SWEEP_GRAVITY_LANES_FN __attribute__((optimize("fp-contract=off"))) inline
+#define SWEEP_GRAVITY_LANES_FN __attribute__((always_inline, optimize("fp-contract=off"))) inline
 
 namespace sweep::nbody::detail {
 
@@ -102,60 +94,16 @@ struct lanes<2> {
   typedef std::int64_t vl __attribute__((vector_size(16)));
 };
 
-/// out = a * b + c rounded once in every lane (a a vector, or a scalar for
-/// every lane): the FMA instruction of the kernel's level, or the C
-/// library's fma() lane by lane for SSE2. (A function's target cannot
-/// depend on a template argument: each width is an overload with its own,
-/// and the kernels below are flattened into their level's target function.)
-#if SWEEP_HOST_MULTI
-#define SWEEP_GRAVITY_FMA(W, TARGET, REG, FMADD, SET1)                                                           \
-  __attribute__((target(TARGET), optimize("fp-contract=off"))) inline void fused(                              \
-      const lanes<W>::vd& a, const lanes<W>::vd& b, const lanes<W>::vd& c, lanes<W>::vd& out) {                \
-    out = (lanes<W>::vd)FMADD((REG)a, (REG)b, (REG)c);                                                         \
-  }                                                                                                              \
-  __attribute__((target(TARGET), optimize("fp-contract=off"))) inline void fused(                              \
-      const double& a, const lanes<W>::vd& b, const lanes<W>::vd& c, lanes<W>::vd& out) {                      \
-    out = (lanes<W>::vd)FMADD(SET1(a), (REG)b, (REG)c);                                                        \
-  }
-SWEEP_GRAVITY_FMA(8, "avx512f,fma", __m512d, _mm512_fmadd_pd, _mm512_set1_pd)
-SWEEP_GRAVITY_FMA(4, "avx2,fma", __m256d, _mm256_fmadd_pd, _mm256_set1_pd)
-#undef SWEEP_GRAVITY_FMA
-#endif
-SWEEP_GRAVITY_LANES_FN void fused(const lanes<2>::vd& a, const lanes<2>::vd& b, const lanes<2>::vd& c,
-                                  lanes<2>::vd& out) {
-  lanes<2>::vd r;
-  for (int l = 0; l < 2; ++l) r[l] = __builtin_fma(a[l], b[l], c[l]);
-  out = r;
-}
-SWEEP_GRAVITY_LANES_FN void fused(const double& a, const lanes<2>::vd& b, const lanes<2>::vd& c,
-                                  lanes<2>::vd& out) {
-  lanes<2>::vd r;
-  for (int l = 0; l < 2; ++l) r[l] = __builtin_fma(a, b[l], c[l]);
-  out = r;
-}
-
 /// 1 / sqrt(x), x > 0 finite, in every lane: the classic integer estimate
-/// (relative error below 3.5%), then four Newton steps y + y (1/2 - x y^2 / 2).
+/// (relative error below 3.5%), then four Newton steps y (3/2 - x y^2 / 2).
 /// (Through references: vector arguments and results would change the ABI
 /// of a function compiled without the wider instruction set.)
 template <class VD, class VL>
 SWEEP_GRAVITY_LANES_FN void inverse_sqrt(const VD& x, VD& y) {
   const VL i = std::int64_t(0x5fe6eb50c7b537a9) - ((VL)x >> 1);
   y = (VD)i;
-  const VD h = -0.5 * x, half = 0.5 - VD{};
-  for (int s = 0; s < 4; ++s) {
-    VD e;
-    fused(h * y, y, half, e);
-    fused(y, e, y, y);
-  }
-}
-
-/// dx^2 + dy^2 + dz^2 + base, as three fused steps.
-template <class VD>
-SWEEP_GRAVITY_LANES_FN void distance2(const VD& dx, const VD& dy, const VD& dz, const VD& base, VD& r2) {
-  fused(dx, dx, base, r2);
-  fused(dy, dy, r2, r2);
-  fused(dz, dz, r2, r2);
+  const VD h = 0.5 * x;
+  for (int s = 0; s < 4; ++s) y = y * (1.5 - h * y * y);
 }
 
 /// Both lists summed for every body of `g`, W at a time.
@@ -174,55 +122,48 @@ SWEEP_GRAVITY_LANES_FN void sum_lists(const interaction_lists& L, group_state& g
     std::memcpy(&z, g.pz.data() + k0, sizeof z);
     std::memcpy(&me, g.self.data() + k0, sizeof me);
     vd ax = x - x, ay = ax, az = ax, phi = ax;
-    const vd e2 = eps2 - vd{};
     vl met = me - me;  // lanes that met themselves: -1 each time
     if (quadrupole) {
       for (index_t j = 0; j < nn; ++j) {
         const listed_node& q = nodes[j];
         const vd dx = q.x - x, dy = q.y - y, dz = q.z - z;
-        vd r2, inv, t, qx, qy, qz, dqd, radial;
-        distance2(dx, dy, dz, e2, r2);
+        const vd r2 = dx * dx + dy * dy + dz * dz + eps2;
+        vd inv;
         inverse_sqrt<vd, vl>(r2, inv);
         const vd inv2 = inv * inv;
-        fused(q.xy, dy, q.xz * dz, t), fused(q.xx, dx, t, qx);
-        fused(q.yy, dy, q.yz * dz, t), fused(q.xy, dx, t, qy);
-        fused(q.yz, dy, q.zz * dz, t), fused(q.xz, dx, t, qz);
-        fused(dy, qy, dz * qz, t), fused(dx, qx, t, dqd);
+        const vd qx = q.xx * dx + q.xy * dy + q.xz * dz;
+        const vd qy = q.xy * dx + q.yy * dy + q.yz * dz;
+        const vd qz = q.xz * dx + q.yz * dy + q.zz * dz;
+        const vd dqd = dx * qx + dy * qy + dz * qz;
         const vd inv3 = inv * inv2, inv5 = inv3 * inv2, inv7 = inv5 * inv2;
-        fused(q.m, inv3, 2.5 * dqd * inv7, radial);
-        // a += radial d - q inv5; phi -= m inv + dqd inv5 / 2
-        fused(-qx, inv5, ax, ax), fused(radial, dx, ax, ax);
-        fused(-qy, inv5, ay, ay), fused(radial, dy, ay, ay);
-        fused(-qz, inv5, az, az), fused(radial, dz, az, az);
-        fused(-0.5 * dqd, inv5, phi, phi), fused(-q.m, inv, phi, phi);
+        const vd radial = q.m * inv3 + 2.5 * dqd * inv7;
+        ax += radial * dx - qx * inv5, ay += radial * dy - qy * inv5, az += radial * dz - qz * inv5;
+        phi -= q.m * inv + 0.5 * dqd * inv5;
       }
     } else {
       for (index_t j = 0; j < nn; ++j) {
         const listed_node& q = nodes[j];
         const vd dx = q.x - x, dy = q.y - y, dz = q.z - z;
-        vd r2, inv;
-        distance2(dx, dy, dz, e2, r2);
+        const vd r2 = dx * dx + dy * dy + dz * dz + eps2;
+        vd inv;
         inverse_sqrt<vd, vl>(r2, inv);
         const vd mi = q.m * inv;
-        const vd mi3 = mi * (inv * inv);
-        fused(mi3, dx, ax, ax), fused(mi3, dy, ay, ay), fused(mi3, dz, az, az);
+        const vd mi3 = mi * inv * inv;
+        ax += mi3 * dx, ay += mi3 * dy, az += mi3 * dz;
         phi -= mi;
       }
     }
     for (index_t j = 0; j < nb; ++j) {
       const listed_body& q = bodies[j];
       const vd dx = q.x - x, dy = q.y - y, dz = q.z - z;
-      const vl hit = me == q.id;  // -1 (all bits) where the body is the lane's own
-      // 0 there and 1 elsewhere, and the reverse, as bit masks of 1.0 (AVX-512F
-      // has no 64-bit integer to double conversion).
-      const vl one = (vl)(1.0 - vd{});
-      const vd keep = (vd)(one & ~hit), self = (vd)(one & hit);
-      vd r2, inv;
-      distance2(dx, dy, dz, e2 + self, r2);
+      const vl hit = me == q.id;                           // -1 where the body is the lane's own
+      const vd keep = 1.0 + __builtin_convertvector(hit, vd);  // 0 there, 1 elsewhere
+      const vd r2 = dx * dx + dy * dy + dz * dz + eps2 + (1.0 - keep);
+      vd inv;
       inverse_sqrt<vd, vl>(r2, inv);
       const vd mi = q.m * inv * keep;
-      const vd mi3 = mi * (inv * inv);
-      fused(mi3, dx, ax, ax), fused(mi3, dy, ay, ay), fused(mi3, dz, az, az);
+      const vd mi3 = mi * inv * inv;
+      ax += mi3 * dx, ay += mi3 * dy, az += mi3 * dz;
       phi -= mi;
       met += hit;
     }
@@ -237,31 +178,26 @@ SWEEP_GRAVITY_LANES_FN void sum_lists(const interaction_lists& L, group_state& g
 using lanes_kernel = void (*)(const interaction_lists&, group_state&, double, bool);
 
 #if SWEEP_HOST_MULTI
-__attribute__((target("avx512f,fma"), optimize("fp-contract=off"), flatten)) inline void sum_lists_avx512(
+__attribute__((target("avx512f"), optimize("fp-contract=off"))) inline void sum_lists_avx512(
     const interaction_lists& L, group_state& g, double eps2, bool quadrupole) {
   sum_lists<8>(L, g, eps2, quadrupole);
 }
-__attribute__((target("avx2,fma"), optimize("fp-contract=off"), flatten)) inline void sum_lists_avx2(
+__attribute__((target("avx2"), optimize("fp-contract=off"))) inline void sum_lists_avx2(
     const interaction_lists& L, group_state& g, double eps2, bool quadrupole) {
   sum_lists<4>(L, g, eps2, quadrupole);
 }
 #endif
-__attribute__((optimize("fp-contract=off"), flatten)) inline void sum_lists_baseline(const interaction_lists& L,
+__attribute__((optimize("fp-contract=off"))) inline void sum_lists_baseline(const interaction_lists& L,
                                                                             group_state& g, double eps2,
                                                                             bool quadrupole) {
   sum_lists<2>(L, g, eps2, quadrupole);
 }
 
-/// The widest kernel `level` allows (the wide ones also need FMA, which
-/// every CPU with AVX2 known to us has; one without takes SSE2's).
+/// The widest kernel `level` allows.
 inline lanes_kernel lanes_for(sweep::host::isa level) {
 #if SWEEP_HOST_MULTI
-  static const bool has_fma = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("fma") != 0;
-  }();
-  if (level == sweep::host::isa::avx512 && has_fma) return &sum_lists_avx512;
-  if (level == sweep::host::isa::avx2 && has_fma) return &sum_lists_avx2;
+  if (level == sweep::host::isa::avx512) return &sum_lists_avx512;
+  if (level == sweep::host::isa::avx2) return &sum_lists_avx2;
 #else
   (void)level;
 #endif
