@@ -15,11 +15,14 @@ using namespace sweep_test;
 
 namespace {
 
-/// The sizes around the host's switch from sequential to single_pass, and
-/// powers of two (a tree's padding and a chunk split come out exact).
+/// The sizes around the space's switch from sequential to single_pass, and
+/// powers of two (a tree's padding and a chunk split come out exact). A
+/// space without the switch (a GPU: sequential_below is 0, automatic is
+/// single_pass at every size) gets the powers of two and 1.
 template <class Space>
 std::vector<std::size_t> switch_sizes() {
   const auto t = static_cast<std::size_t>(sweep::tuning<Space>::scan::sequential_below);
+  if (t == 0) return {1, 1024, 65536};
   return {1024, t - 1, t, t + 1, 65536};
 }
 

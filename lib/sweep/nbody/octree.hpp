@@ -369,7 +369,13 @@ class octree {
                                                                 m_leaf_capacity});
       const index_t total =
           exclusive_scan("sweep::nbody::child_offsets", space, counts, offsets, std::int32_t(0));
-      if (hi + total > index_t(m_nodes.extent(0))) Kokkos::resize(m_nodes, std::max(2 * (hi + total), hi + total));
+      if (hi + total > index_t(m_nodes.extent(0))) {  // grow, keeping the nodes written so far (only those:
+        // the rest of the old view was never written, and copying it would read uninitialised memory)
+        node_view grown(Kokkos::view_alloc(Kokkos::WithoutInitializing, "sweep::nbody::nodes"), 2 * (hi + total));
+        const auto written = Kokkos::make_pair(index_t(0), hi);
+        Kokkos::deep_copy(space, Kokkos::subview(grown, written), Kokkos::subview(m_nodes, written));
+        m_nodes = grown;
+      }
       Kokkos::parallel_for("sweep::nbody::write_children", Range(space, 0, width),
                            detail::write_children<memory_space>{m_nodes, m_codes, counts, offsets, lo, hi, level,
                                                                 m_cube.edge / double(index_t(2) << level)});
