@@ -18,7 +18,7 @@ for l in /usr/local/cuda/lib64/libcudart.so.13 /lib/x86_64-linux-gnu/libgomp.so.
   if [ -e "$l" ]; then cp -L "$l" "$g/lib/"; fi
 done
 rm -rf "$g/meshes" && cp -r "${SWEEP_MESH_DIR:-$HOME/.cache/sweep/meshes}" "$g/meshes"
-cp "$top/benchmarks/gpu/run.sh" "$top/benchmarks/gpu/job.sh" "$g/"
+cp "$top/benchmarks/gpu/run.sh" "$top/benchmarks/gpu/job.sh" "$top/benchmarks/gpu/bench.list" "$g/"
 if [ "$mode" = tests ]; then
   ts=("$@")
   [ ${#ts[@]} -gt 0 ] || mapfile -t ts < <(cd "$b/tests" && ls test_* | grep -v '\.')
