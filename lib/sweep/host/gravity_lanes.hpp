@@ -2,11 +2,20 @@
 // interaction lists (nodes with their quadrupoles, bodies with their tree
 // points) and the sum of both lists for every body of the group, one body
 // per lane, in GCC vector extensions compiled for AVX-512F (8 lanes), AVX2
-// (4) or SSE2 (2). The formulas are sweep::nbody's accumulator's; 1 / sqrt
-// is Newton's iteration from an integer estimate (four steps: a few ulps),
-// no fused multiply-adds, so every lane width gives the same bits. A body
-// meets itself in the body list (its leaf is always opened): that lane
-// adds nothing there and does not count it.
+// (4) or SSE2 (2). The formulas are sweep::nbody's accumulator's, written
+// with fused multiply-adds (a * b + c rounded once): the AVX-512 and AVX2
+// kernels use the FMA instructions, the SSE2 one the C library's fma() per
+// lane (exact everywhere, in hardware where the CPU has it), so every
+// lane width gives the same bits. 1 / sqrt is Newton's iteration from an
+// integer estimate (four steps: a few ulps). A body meets itself in the
+// body list (its leaf is always opened): that lane adds nothing there and
+// does not count it. The kernel is written once (host/gravity_lanes_body.hpp)
+// and included once per level with that level's target, so its helpers
+// stay always_inline (also at -O0) and the FMA intrinsics inline into them.
+// The kernels are compiled at -O2 whatever the build's level (GCC's
+// optimize attribute): at -O0, as in the sanitized Debug build, each
+// intrinsic's vector arguments went through the stack and the force walk
+// took five times as long.
 #pragma once
 
 #include <sweep/host/isa.hpp>
@@ -18,9 +27,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#if SWEEP_HOST_MULTI
+#include <immintrin.h>
+#endif
 #include <vector>
-
-#define SWEEP_GRAVITY_LANES_FN __attribute__((always_inline, optimize("fp-contract=off"))) inline
 
 namespace sweep::nbody::detail {
 
@@ -94,114 +104,68 @@ struct lanes<2> {
   typedef std::int64_t vl __attribute__((vector_size(16)));
 };
 
-/// 1 / sqrt(x), x > 0 finite, in every lane: the classic integer estimate
-/// (relative error below 3.5%), then four Newton steps y (3/2 - x y^2 / 2).
-/// (Through references: vector arguments and results would change the ABI
-/// of a function compiled without the wider instruction set.)
-template <class VD, class VL>
-SWEEP_GRAVITY_LANES_FN void inverse_sqrt(const VD& x, VD& y) {
-  const VL i = std::int64_t(0x5fe6eb50c7b537a9) - ((VL)x >> 1);
-  y = (VD)i;
-  const VD h = 0.5 * x;
-  for (int s = 0; s < 4; ++s) y = y * (1.5 - h * y * y);
-}
-
-/// Both lists summed for every body of `g`, W at a time.
-template <int W>
-SWEEP_GRAVITY_LANES_FN void sum_lists(const interaction_lists& L, group_state& g, double eps2, bool quadrupole) {
-  using vd = typename lanes<W>::vd;
-  using vl = typename lanes<W>::vl;
-  const index_t nn = index_t(L.nodes.size()), nb = index_t(L.bodies.size());
-  const listed_node* nodes = L.nodes.data();
-  const listed_body* bodies = L.bodies.data();
-  for (int k0 = 0; k0 < g.n; k0 += W) {
-    vd x, y, z;
-    vl me;
-    std::memcpy(&x, g.px.data() + k0, sizeof x);
-    std::memcpy(&y, g.py.data() + k0, sizeof y);
-    std::memcpy(&z, g.pz.data() + k0, sizeof z);
-    std::memcpy(&me, g.self.data() + k0, sizeof me);
-    vd ax = x - x, ay = ax, az = ax, phi = ax;
-    vl met = me - me;  // lanes that met themselves: -1 each time
-    if (quadrupole) {
-      for (index_t j = 0; j < nn; ++j) {
-        const listed_node& q = nodes[j];
-        const vd dx = q.x - x, dy = q.y - y, dz = q.z - z;
-        const vd r2 = dx * dx + dy * dy + dz * dz + eps2;
-        vd inv;
-        inverse_sqrt<vd, vl>(r2, inv);
-        const vd inv2 = inv * inv;
-        const vd qx = q.xx * dx + q.xy * dy + q.xz * dz;
-        const vd qy = q.xy * dx + q.yy * dy + q.yz * dz;
-        const vd qz = q.xz * dx + q.yz * dy + q.zz * dz;
-        const vd dqd = dx * qx + dy * qy + dz * qz;
-        const vd inv3 = inv * inv2, inv5 = inv3 * inv2, inv7 = inv5 * inv2;
-        const vd radial = q.m * inv3 + 2.5 * dqd * inv7;
-        ax += radial * dx - qx * inv5, ay += radial * dy - qy * inv5, az += radial * dz - qz * inv5;
-        phi -= q.m * inv + 0.5 * dqd * inv5;
-      }
-    } else {
-      for (index_t j = 0; j < nn; ++j) {
-        const listed_node& q = nodes[j];
-        const vd dx = q.x - x, dy = q.y - y, dz = q.z - z;
-        const vd r2 = dx * dx + dy * dy + dz * dz + eps2;
-        vd inv;
-        inverse_sqrt<vd, vl>(r2, inv);
-        const vd mi = q.m * inv;
-        const vd mi3 = mi * inv * inv;
-        ax += mi3 * dx, ay += mi3 * dy, az += mi3 * dz;
-        phi -= mi;
-      }
-    }
-    for (index_t j = 0; j < nb; ++j) {
-      const listed_body& q = bodies[j];
-      const vd dx = q.x - x, dy = q.y - y, dz = q.z - z;
-      const vl hit = me == q.id;                           // -1 where the body is the lane's own
-      const vd keep = 1.0 + __builtin_convertvector(hit, vd);  // 0 there, 1 elsewhere
-      const vd r2 = dx * dx + dy * dy + dz * dz + eps2 + (1.0 - keep);
-      vd inv;
-      inverse_sqrt<vd, vl>(r2, inv);
-      const vd mi = q.m * inv * keep;
-      const vd mi3 = mi * inv * inv;
-      ax += mi3 * dx, ay += mi3 * dy, az += mi3 * dz;
-      phi -= mi;
-      met += hit;
-    }
-    for (int l = 0; l < W && k0 + l < g.n; ++l) {
-      g.ax[std::size_t(k0 + l)] = ax[l], g.ay[std::size_t(k0 + l)] = ay[l], g.az[std::size_t(k0 + l)] = az[l];
-      g.phi[std::size_t(k0 + l)] = phi[l];
-      g.count[std::size_t(k0 + l)] = std::uint32_t(nn + nb + met[l]);
-    }
-  }
-}
-
 using lanes_kernel = void (*)(const interaction_lists&, group_state&, double, bool);
 
-#if SWEEP_HOST_MULTI
-__attribute__((target("avx512f"), optimize("fp-contract=off"))) inline void sum_lists_avx512(
-    const interaction_lists& L, group_state& g, double eps2, bool quadrupole) {
-  sum_lists<8>(L, g, eps2, quadrupole);
-}
-__attribute__((target("avx2"), optimize("fp-contract=off"))) inline void sum_lists_avx2(
-    const interaction_lists& L, group_state& g, double eps2, bool quadrupole) {
-  sum_lists<4>(L, g, eps2, quadrupole);
-}
-#endif
-__attribute__((optimize("fp-contract=off"))) inline void sum_lists_baseline(const interaction_lists& L,
-                                                                            group_state& g, double eps2,
-                                                                            bool quadrupole) {
-  sum_lists<2>(L, g, eps2, quadrupole);
-}
+}  // namespace sweep::nbody::detail
 
-/// The widest kernel `level` allows.
+#if SWEEP_HOST_MULTI
+#define SWEEP_GRAVITY_LEVEL lanes_avx512
+#define SWEEP_GRAVITY_WIDTH 8
+#define SWEEP_GRAVITY_ATTR target("avx512f,fma"), optimize("O2", "fp-contract=off")
+#define SWEEP_GRAVITY_FMADD(a, b, c) (vd) _mm512_fmadd_pd((__m512d)(a), (__m512d)(b), (__m512d)(c))
+#define SWEEP_GRAVITY_SET1(a) (vd) _mm512_set1_pd(a)
+#include <sweep/host/gravity_lanes_body.hpp>
+#undef SWEEP_GRAVITY_LEVEL
+#undef SWEEP_GRAVITY_WIDTH
+#undef SWEEP_GRAVITY_ATTR
+#undef SWEEP_GRAVITY_FMADD
+#undef SWEEP_GRAVITY_SET1
+
+#define SWEEP_GRAVITY_LEVEL lanes_avx2
+#define SWEEP_GRAVITY_WIDTH 4
+#define SWEEP_GRAVITY_ATTR target("avx2,fma"), optimize("O2", "fp-contract=off")
+#define SWEEP_GRAVITY_FMADD(a, b, c) (vd) _mm256_fmadd_pd((__m256d)(a), (__m256d)(b), (__m256d)(c))
+#define SWEEP_GRAVITY_SET1(a) (vd) _mm256_set1_pd(a)
+#include <sweep/host/gravity_lanes_body.hpp>
+#undef SWEEP_GRAVITY_LEVEL
+#undef SWEEP_GRAVITY_WIDTH
+#undef SWEEP_GRAVITY_ATTR
+#undef SWEEP_GRAVITY_FMADD
+#undef SWEEP_GRAVITY_SET1
+#endif
+
+// SSE2 has no FMA instruction: the C library's fma() per lane (the
+// arguments are the body's plain references, so naming them twice is safe).
+#define SWEEP_GRAVITY_LEVEL lanes_sse2
+#define SWEEP_GRAVITY_WIDTH 2
+#define SWEEP_GRAVITY_ATTR optimize("O2", "fp-contract=off")
+#define SWEEP_GRAVITY_FMADD(a, b, c) \
+  vd { __builtin_fma((a)[0], (b)[0], (c)[0]), __builtin_fma((a)[1], (b)[1], (c)[1]) }
+#define SWEEP_GRAVITY_SET1(a) \
+  vd { a, a }
+#include <sweep/host/gravity_lanes_body.hpp>
+#undef SWEEP_GRAVITY_LEVEL
+#undef SWEEP_GRAVITY_WIDTH
+#undef SWEEP_GRAVITY_ATTR
+#undef SWEEP_GRAVITY_FMADD
+#undef SWEEP_GRAVITY_SET1
+
+namespace sweep::nbody::detail {
+
+/// The widest kernel `level` allows (the wide ones also need FMA, which
+/// every CPU with AVX2 known to us has; one without takes SSE2's).
 inline lanes_kernel lanes_for(sweep::host::isa level) {
 #if SWEEP_HOST_MULTI
-  if (level == sweep::host::isa::avx512) return &sum_lists_avx512;
-  if (level == sweep::host::isa::avx2) return &sum_lists_avx2;
+  static const bool has_fma = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("fma") != 0;
+  }();
+  if (level == sweep::host::isa::avx512 && has_fma) return &lanes_avx512::sum_lists;
+  if (level == sweep::host::isa::avx2 && has_fma) return &lanes_avx2::sum_lists;
 #else
   (void)level;
 #endif
-  return &sum_lists_baseline;
+  return &lanes_sse2::sum_lists;
 }
 
 }  // namespace sweep::nbody::detail
