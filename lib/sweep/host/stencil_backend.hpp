@@ -65,6 +65,19 @@ struct stencil_backend<ExecSpace, sweep::detail::host_kind> {
       (void)u, (void)f, (void)idx, (void)i, (void)color, (void)interior, (void)c, (void)acc;
 #endif
     }
+    /// Colour `color` of row i, then the other colour of row i - 1, as two
+    /// relax calls (host_relax_pair: one walk over both rows with AVX-512).
+    template <class Measure, class Member, class View, class Indexer>
+    KOKKOS_INLINE_FUNCTION void relax_pair(const Member& team, const View& u, const View& f, const Indexer& idx,
+                                           index_t i, int color, index_t interior, const stencil_coeffs& c,
+                                           double& acc) const {
+      (void)team;
+#if !defined(__CUDA_ARCH__)
+      host_relax_pair<Measure>(u, f, idx, i, color, interior, c, acc, simd, prefetch_rows);
+#else
+      (void)u, (void)f, (void)idx, (void)i, (void)color, (void)interior, (void)c, (void)acc;
+#endif
+    }
     template <class Measure, class Member, class View, class Indexer>
     KOKKOS_INLINE_FUNCTION void relax_cols(const Member& team, const View& u, const View& f, const Indexer& idx,
                                            index_t i, int color, index_t j_begin, index_t j_end,

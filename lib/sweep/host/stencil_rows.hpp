@@ -124,20 +124,19 @@ inline double residual_span_avx2(const double* row, const double* up, const doub
 #if SWEEP_HOST_MULTI
 #pragma GCC push_options
 #pragma GCC target("avx512f")
-/// One step of relax_run_avx512 over row[0, 16) (at `row`): x and y hold
-/// its two halves, u_up, u_dn and ff the neighbours and f at the even
-/// positions; `points` are the lanes that are points of the run, mx / my
-/// the positions stored; carry (lane 7: the left neighbour of the first
-/// point) and vacc (the measure) go on to the next step.
+/// One step of relax_run_avx512 over row[0, 16) (at `row`), from the
+/// values of the colour (`old`: positions 0, 2, ..., 14) and of the other
+/// colour (`rgt`: 1, 3, ..., 15) of the sixteen; u_up, u_dn and ff the
+/// neighbours and f at the even positions; `points` are the lanes that are
+/// points of the run, mx / my the positions stored; carry (lane 7: the left
+/// neighbour of the first point) and vacc (the measure) go on to the next
+/// step. Returns the new values of the points.
 template <bool L2, bool SOR>
-__attribute__((optimize("fp-contract=off"))) inline void relax_step_avx512(
-    double* row, __m512d x, __m512d y, __m512d u_up, __m512d u_dn, __m512d ff, __mmask8 points, __mmask8 mx,
+__attribute__((optimize("fp-contract=off"))) inline __m512d relax_step_split_avx512(
+    double* row, __m512d old, __m512d rgt, __m512d u_up, __m512d u_dn, __m512d ff, __mmask8 points, __mmask8 mx,
     __mmask8 my, __m512d vh2, __m512d vinv, __m512d vom, __m512d& carry, __m512d& vacc) {
-  const __m512i even = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0), odd = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
   const __m512i shift = _mm512_set_epi64(14, 13, 12, 11, 10, 9, 8, 7);  // lane 7 of the previous, then 0..6
   const __m512i lo = _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0), hi = _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4);
-  const __m512d old = _mm512_permutex2var_pd(x, even, y);         // 0, 2, ..., 14
-  const __m512d rgt = _mm512_permutex2var_pd(x, odd, y);          // 1, 3, ..., 15
   const __m512d lft = _mm512_permutex2var_pd(carry, shift, rgt);  // -1, 1, ..., 13
   carry = rgt;
   (void)vom;
@@ -153,6 +152,30 @@ __attribute__((optimize("fp-contract=off"))) inline void relax_step_avx512(
     vacc = _mm512_mask_max_pd(vacc, points, vacc, _mm512_abs_pd(d));
   _mm512_mask_storeu_pd(row, mx, _mm512_permutex2var_pd(next, lo, rgt));
   _mm512_mask_storeu_pd(row + 8, my, _mm512_permutex2var_pd(next, hi, rgt));
+  return next;
+}
+
+/// relax_step_split_avx512 from the sixteen values' two halves x and y.
+template <bool L2, bool SOR>
+__attribute__((optimize("fp-contract=off"))) inline void relax_step_avx512(
+    double* row, __m512d x, __m512d y, __m512d u_up, __m512d u_dn, __m512d ff, __mmask8 points, __mmask8 mx,
+    __mmask8 my, __m512d vh2, __m512d vinv, __m512d vom, __m512d& carry, __m512d& vacc) {
+  const __m512i even = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0), odd = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
+  relax_step_split_avx512<L2, SOR>(row, _mm512_permutex2var_pd(x, even, y), _mm512_permutex2var_pd(x, odd, y), u_up,
+                                   u_dn, ff, points, mx, my, vh2, vinv, vom, carry, vacc);
+}
+
+/// Folds the lanes of a step's measure into acc.
+template <bool L2>
+__attribute__((optimize("fp-contract=off"))) inline void fold_lanes_avx512(__m512d vacc, double& acc) {
+  alignas(64) double lanes[8];
+  _mm512_store_pd(lanes, vacc);
+  for (double l : lanes) {
+    if constexpr (L2)
+      acc += l;
+    else
+      acc = acc > l ? acc : l;
+  }
 }
 
 /// The AVX-512 form of relax_span_avx2, over a whole run: sixteen points
@@ -193,14 +216,68 @@ __attribute__((optimize("fp-contract=off"))) inline void relax_run_avx512(
     relax_step_avx512<L2, SOR>(row + k, x, y, half(up), half(dn), half(f), __mmask8((1u << ((rem + 1) / 2)) - 1u),
                                mx, my, vh2, vinv, vom, carry, vacc);
   }
-  alignas(64) double lanes[8];
-  _mm512_store_pd(lanes, vacc);
-  for (double l : lanes) {
-    if constexpr (L2)
-      acc += l;
-    else
-      acc = acc > l ? acc : l;
+  fold_lanes_avx512<L2>(vacc, acc);
+}
+
+/// One colour of a row and the other colour of the row above it, in one
+/// walk over a run (the same columns of both rows): at each step the
+/// points of `row` (row i), then those of `above` (row i - 1), which read
+/// the values just computed in row i (in registers) and the row i - 1
+/// values the first half loaded. Both rows' points sit at the same
+/// positions (k0 and every second one after). Every point takes the same
+/// operations in the same order as in two relax_run_avx512 calls, row i
+/// first; fewer loads and permutes (the row i - 1 values serve both rows).
+/// `below` is row i + 1, `above_up` row i - 2, `f_row` and `f_above` f in
+/// rows i and i - 1; the left / right values are the neighbours across
+/// the run's ends in each row. acc folds row i's lanes, then row i - 1's.
+template <bool L2, bool SOR>
+__attribute__((optimize("fp-contract=off"))) inline void relax_pair_avx512(
+    double* row, double* above, const double* below, const double* above_up, const double* f_row,
+    const double* f_above, index_t k0, index_t len, double row_left, double row_right, double above_left,
+    double above_right, double h2, double inv_diag, double omega, double& acc) {
+  const __m512d vh2 = _mm512_set1_pd(h2), vinv = _mm512_set1_pd(inv_diag), vom = _mm512_set1_pd(omega);
+  const __m512i even = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0), odd = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
+  __m512d acc_row = _mm512_setzero_pd(), acc_above = _mm512_setzero_pd();
+  __m512d carry_row = _mm512_set1_pd(row_left), carry_above = _mm512_set1_pd(above_left);
+  auto pair = [&](index_t k, __m512d x, __m512d y, __m512d ax, __m512d ay, __m512d u_dn, __m512d a_up, __m512d ff,
+                  __m512d fa, __mmask8 points, __mmask8 mx, __mmask8 my) {
+    const __m512d a_old = _mm512_permutex2var_pd(ax, even, ay);  // row i - 1 at the points: row i's up
+    const __m512d next = relax_step_split_avx512<L2, SOR>(row + k, _mm512_permutex2var_pd(x, even, y),
+                                                          _mm512_permutex2var_pd(x, odd, y), a_old, u_dn, ff,
+                                                          points, mx, my, vh2, vinv, vom, carry_row, acc_row);
+    relax_step_split_avx512<L2, SOR>(above + k, a_old, _mm512_permutex2var_pd(ax, odd, ay), a_up, next, fa, points,
+                                     mx, my, vh2, vinv, vom, carry_above, acc_above);
+  };
+  auto split = [&](const double* p, index_t k) {
+    return _mm512_permutex2var_pd(_mm512_loadu_pd(p + k), even, _mm512_loadu_pd(p + k + 8));
+  };
+  index_t k = k0;
+  for (; k + 15 < len; k += 16)
+    pair(k, _mm512_loadu_pd(row + k), _mm512_loadu_pd(row + k + 8), _mm512_loadu_pd(above + k),
+         _mm512_loadu_pd(above + k + 8), split(below, k), split(above_up, k), split(f_row, k), split(f_above, k),
+         0xFF, 0xFF, 0xFF);
+  if (k < len) {  // 1 .. 15 values left: the last step, masked
+    const int rem = int(len - k);
+    const unsigned valid = (1u << rem) - 1u;
+    const __mmask8 mx = __mmask8(valid & 0xFFu), my = __mmask8(valid >> 8);
+    auto halves = [&](const double* p, double right, __m512d& x, __m512d& y) {
+      x = _mm512_maskz_loadu_pd(mx, p + k), y = _mm512_maskz_loadu_pd(my, p + k + 8);
+      if (rem < 8)
+        x = _mm512_mask_mov_pd(x, __mmask8(1u << rem), _mm512_set1_pd(right));
+      else
+        y = _mm512_mask_mov_pd(y, __mmask8(1u << (rem - 8)), _mm512_set1_pd(right));
+    };
+    auto half = [&](const double* p) {
+      return _mm512_permutex2var_pd(_mm512_maskz_loadu_pd(mx, p + k), even, _mm512_maskz_loadu_pd(my, p + k + 8));
+    };
+    __m512d x, y, ax, ay;
+    halves(row, row_right, x, y);
+    halves(above, above_right, ax, ay);
+    pair(k, x, y, ax, ay, half(below), half(above_up), half(f_row), half(f_above),
+         __mmask8((1u << ((rem + 1) / 2)) - 1u), mx, my);
   }
+  fold_lanes_avx512<L2>(acc_row, acc);
+  fold_lanes_avx512<L2>(acc_above, acc);
 }
 #pragma GCC pop_options
 #endif
@@ -296,6 +373,28 @@ struct row_prefetch {
   index_t last_row = -1;
 };
 
+/// Block-major walks: fetches the run [ja, jb) of the rows the walk of row
+/// i reads `ahead.rows` rows on (into L2). Each tile row is a run of its
+/// own, so one row visits every tile of a row of tiles: more streams than
+/// the hardware prefetchers follow. Other layouts fetch nothing.
+template <class View, class Indexer>
+inline void prefetch_run(const View& u, const View& f, const Indexer& idx, index_t i, index_t ja, index_t jb,
+                         row_prefetch ahead) {
+  if constexpr (std::is_same_v<Indexer, block_major_index>) {
+    const index_t ahead_row = i + ahead.rows;
+    if (ahead.rows > 0 && ahead_row <= ahead.last_row) {
+      const char* pu = reinterpret_cast<const char*>(u.data() + idx(ahead_row, ja));
+      const char* pf = reinterpret_cast<const char*>(f.data() + idx(ahead_row - 1, ja));
+      for (index_t b = 0; b < (jb - ja) * index_t(sizeof(double)); b += 64) {
+        __builtin_prefetch(pu + b, 0, 2);
+        __builtin_prefetch(pf + b, 0, 2);
+      }
+    }
+  } else {
+    (void)u, (void)f, (void)idx, (void)i, (void)ja, (void)jb, (void)ahead;
+  }
+}
+
 /// Relaxes colour `color` of row i, columns [j_begin, j_end), on the host
 /// (colour 0: i + j even); folds the changes into acc with Measure.
 template <class Measure, class View, class Indexer>
@@ -306,20 +405,7 @@ inline void host_relax_cols(const View& u, const View& f, const Indexer& idx, in
   (void)simd;
   (void)ahead;
   for_each_run(idx, j_begin, j_end, [&](index_t ja, index_t jb) {
-    if constexpr (std::is_same_v<Indexer, block_major_index>) {
-      // Each tile row is a run of its own: one row visits every tile of a
-      // row of tiles, more streams than the hardware prefetchers follow.
-      // Fetch the runs the walk reads a few rows on (into L2).
-      const index_t ahead_row = i + ahead.rows;
-      if (ahead.rows > 0 && ahead_row <= ahead.last_row) {
-        const char* pu = reinterpret_cast<const char*>(u.data() + idx(ahead_row, ja));
-        const char* pf = reinterpret_cast<const char*>(f.data() + idx(ahead_row - 1, ja));
-        for (index_t b = 0; b < (jb - ja) * index_t(sizeof(double)); b += 64) {
-          __builtin_prefetch(pu + b, 0, 2);
-          __builtin_prefetch(pf + b, 0, 2);
-        }
-      }
-    }
+    prefetch_run(u, f, idx, i, ja, jb, ahead);
     index_t j = ja + (((i + ja) ^ color) & 1);
     double* row = &u(idx(i, ja));
     const double* up = &u(idx(i - 1, ja));
@@ -365,6 +451,43 @@ template <class Measure, class View, class Indexer>
 inline void host_relax_row(const View& u, const View& f, const Indexer& idx, index_t i, int color, index_t m,
                            const stencil_coeffs& c, double& acc, int simd, index_t prefetch_rows = 0) {
   host_relax_cols<Measure>(u, f, idx, i, color, 1, m + 1, c, acc, simd, row_prefetch{prefetch_rows, m + 1});
+}
+
+/// Colour `color` of row i, then the other colour of row i - 1 (interior
+/// columns 1..m; i >= 2), on the host: the values of host_relax_row on row
+/// i and then on row i - 1, bit for bit (an L2 measure folds run by run,
+/// row i's lanes then row i - 1's, so it may differ in rounding). With
+/// AVX-512 each run of the two rows is one relax_pair_avx512 walk.
+template <class Measure, class View, class Indexer>
+inline void host_relax_pair(const View& u, const View& f, const Indexer& idx, index_t i, int color, index_t m,
+                            const stencil_coeffs& c, double& acc, int simd, index_t prefetch_rows = 0) {
+#if SWEEP_HOST_MULTI
+  if (simd >= 2) {
+    constexpr bool l2 = std::is_same_v<Measure, l2_measure>;
+    for_each_run(idx, 1, m + 1, [&](index_t ja, index_t jb) {
+      prefetch_run(u, f, idx, i, ja, jb, row_prefetch{prefetch_rows, m + 1});
+      // Row i's colour and row i - 1's other colour sit in the same columns.
+      const index_t j = ja + (((i + ja) ^ color) & 1);
+      if (j >= jb) return;
+      double* row = &u(idx(i, ja));
+      double* above = &u(idx(i - 1, ja));
+      const double* below = &u(idx(i + 1, ja));
+      const double* above_up = &u(idx(i - 2, ja));
+      const double* f_row = &f(idx(i, ja));
+      const double* f_above = &f(idx(i - 1, ja));
+      const double rl = u(idx(i, j - 1)), rr = u(idx(i, jb)), al = u(idx(i - 1, j - 1)), ar = u(idx(i - 1, jb));
+      if (c.omega == 1.0)
+        relax_pair_avx512<l2, false>(row, above, below, above_up, f_row, f_above, j - ja, jb - ja, rl, rr, al, ar,
+                                     c.h2, c.inv_diag, c.omega, acc);
+      else
+        relax_pair_avx512<l2, true>(row, above, below, above_up, f_row, f_above, j - ja, jb - ja, rl, rr, al, ar,
+                                    c.h2, c.inv_diag, c.omega, acc);
+    });
+    return;
+  }
+#endif
+  host_relax_row<Measure>(u, f, idx, i, color, m, c, acc, simd, prefetch_rows);
+  host_relax_row<Measure>(u, f, idx, i - 1, 1 - color, m, c, acc, simd, prefetch_rows);
 }
 
 }  // namespace sweep::ocean::detail

@@ -39,6 +39,16 @@ struct stencil_backend {
                                       double& acc) const {
       relax_row<Measure>(team, u, f, idx, i, color, interior, c, acc);
     }
+    /// Colour `color` of row i, then the other colour of row i - 1 (each
+    /// reads the other's new values: a barrier between them).
+    template <class Measure, class Member, class View, class Indexer>
+    KOKKOS_INLINE_FUNCTION void relax_pair(const Member& team, const View& u, const View& f, const Indexer& idx,
+                                           index_t i, int color, index_t interior, const stencil_coeffs& c,
+                                           double& acc) const {
+      relax<Measure>(team, u, f, idx, i, color, interior, c, acc);
+      team.team_barrier();
+      relax<Measure>(team, u, f, idx, i - 1, 1 - color, interior, c, acc);
+    }
     /// Colour `color` (0: i + j even) of row i, columns [j_begin, j_end)
     /// only: a rank's block of a distributed grid.
     template <class Measure, class Member, class View, class Indexer>

@@ -45,9 +45,15 @@ struct rb_fused_strips {
     const index_t r1 = r0 + strip < interior + 1 ? r0 + strip : interior + 1;
     double local = Measure::identity();
     for (index_t s = r0; s <= r1; ++s) {
+      const bool black = s - 1 > r0 && s - 1 < r1 - 1;
+      if (s < r1 && black) {  // both rows in one walk (the backend's relax_pair)
+        rows.template relax_pair<Measure>(team, u, f, idx, s, 0, interior, c, local);
+        team.team_barrier();
+        continue;
+      }
       if (s < r1) rows.template relax<Measure>(team, u, f, idx, s, 0, interior, c, local);
       team.team_barrier();
-      if (s - 1 > r0 && s - 1 < r1 - 1) {
+      if (black) {
         rows.template relax<Measure>(team, u, f, idx, s - 1, 1, interior, c, local);
         team.team_barrier();
       }
@@ -136,8 +142,16 @@ struct rb_blocked {
       for (int h = 1; h <= steps; ++h) {
         const index_t row = t - (h - 1);
         if (!mine(row, h, r0, r1)) continue;
-        (h == 1 ? rows : later)
-            .template relax<Measure>(team, u, f, idx, row, (h - 1) & 1, interior, c, h > steps - 2 ? last : earlier);
+        const Rows& walker = h == 1 ? rows : later;
+        double& acc_h = h > steps - 2 ? last : earlier;  // h odd: h + 1 folds into the same one
+        if (h % 2 == 1 && h < steps && mine(row - 1, h + 1, r0, r1)) {
+          // Half-steps h (red, row) and h + 1 (black, row - 1): one walk.
+          walker.template relax_pair<Measure>(team, u, f, idx, row, 0, interior, c, acc_h);
+          team.team_barrier();
+          ++h;
+          continue;
+        }
+        walker.template relax<Measure>(team, u, f, idx, row, (h - 1) & 1, interior, c, acc_h);
         team.team_barrier();
       }
     Kokkos::single(Kokkos::PerTeam(team), [&]() { Measure::join(acc, last); });
