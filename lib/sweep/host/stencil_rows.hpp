@@ -43,6 +43,18 @@ inline bool host_avx2() {
 #endif
 }
 
+/// Folds n lane values of a row walk's measure into acc, lane 0 first: a
+/// sum (L2) or a max.
+template <bool L2>
+inline void fold_lanes(const double* lanes, int n, double& acc) {
+  for (int l = 0; l < n; ++l) {
+    if constexpr (L2)
+      acc += lanes[l];
+    else
+      acc = acc > lanes[l] ? acc : lanes[l];
+  }
+}
+
 #if SWEEP_HOST_MULTI
 #pragma GCC push_options
 #pragma GCC target("avx2")
@@ -85,12 +97,7 @@ __attribute__((optimize("fp-contract=off"))) inline index_t relax_span_avx2(doub
   }
   alignas(32) double lanes[4];
   _mm256_store_pd(lanes, vacc);
-  for (double l : lanes) {
-    if constexpr (L2)
-      acc += l;
-    else
-      acc = acc > l ? acc : l;
-  }
+  fold_lanes<L2>(lanes, 4, acc);
   return k;
 }
 /// r[k] = f[k] - ((4 c - up - dn - left - right) / h^2 + lambda c) for k in
@@ -165,17 +172,39 @@ __attribute__((optimize("fp-contract=off"))) inline void relax_step_avx512(
                                    u_dn, ff, points, mx, my, vh2, vinv, vom, carry, vacc);
 }
 
+/// The masks of the last step of a run, rem (1 .. 15) values left: mx and
+/// my the positions of the two halves that hold values.
+inline void tail_masks_avx512(int rem, __mmask8& mx, __mmask8& my) {
+  const unsigned valid = (1u << rem) - 1u;
+  mx = __mmask8(valid & 0xFFu), my = __mmask8(valid >> 8);
+}
+
+/// The last step's sixteen values at p (rem of them; zero past them) with
+/// `right`, the value after the run, at position rem.
+inline void tail_halves_avx512(const double* p, int rem, double right, __m512d& x, __m512d& y) {
+  __mmask8 mx, my;
+  tail_masks_avx512(rem, mx, my);
+  x = _mm512_maskz_loadu_pd(mx, p), y = _mm512_maskz_loadu_pd(my, p + 8);
+  if (rem < 8)
+    x = _mm512_mask_mov_pd(x, __mmask8(1u << rem), _mm512_set1_pd(right));
+  else
+    y = _mm512_mask_mov_pd(y, __mmask8(1u << (rem - 8)), _mm512_set1_pd(right));
+}
+
+/// The even positions of the last step's values at p (rem of them).
+inline __m512d tail_even_avx512(const double* p, int rem) {
+  const __m512i even = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
+  __mmask8 mx, my;
+  tail_masks_avx512(rem, mx, my);
+  return _mm512_permutex2var_pd(_mm512_maskz_loadu_pd(mx, p), even, _mm512_maskz_loadu_pd(my, p + 8));
+}
+
 /// Folds the lanes of a step's measure into acc.
 template <bool L2>
 __attribute__((optimize("fp-contract=off"))) inline void fold_lanes_avx512(__m512d vacc, double& acc) {
   alignas(64) double lanes[8];
   _mm512_store_pd(lanes, vacc);
-  for (double l : lanes) {
-    if constexpr (L2)
-      acc += l;
-    else
-      acc = acc > l ? acc : l;
-  }
+  fold_lanes<L2>(lanes, 8, acc);
 }
 
 /// The AVX-512 form of relax_span_avx2, over a whole run: sixteen points
@@ -203,18 +232,13 @@ __attribute__((optimize("fp-contract=off"))) inline void relax_run_avx512(
   }
   if (k < len) {  // 1 .. 15 values left: the last step, masked
     const int rem = int(len - k);
-    const unsigned valid = (1u << rem) - 1u;
-    const __mmask8 mx = __mmask8(valid & 0xFFu), my = __mmask8(valid >> 8);
-    __m512d x = _mm512_maskz_loadu_pd(mx, row + k), y = _mm512_maskz_loadu_pd(my, row + k + 8);
-    if (rem < 8)
-      x = _mm512_mask_mov_pd(x, __mmask8(1u << rem), _mm512_set1_pd(right));
-    else
-      y = _mm512_mask_mov_pd(y, __mmask8(1u << (rem - 8)), _mm512_set1_pd(right));
-    auto half = [&](const double* p) {
-      return _mm512_permutex2var_pd(_mm512_maskz_loadu_pd(mx, p + k), even, _mm512_maskz_loadu_pd(my, p + k + 8));
-    };
-    relax_step_avx512<L2, SOR>(row + k, x, y, half(up), half(dn), half(f), __mmask8((1u << ((rem + 1) / 2)) - 1u),
-                               mx, my, vh2, vinv, vom, carry, vacc);
+    __mmask8 mx, my;
+    tail_masks_avx512(rem, mx, my);
+    __m512d x, y;
+    tail_halves_avx512(row + k, rem, right, x, y);
+    relax_step_avx512<L2, SOR>(row + k, x, y, tail_even_avx512(up + k, rem), tail_even_avx512(dn + k, rem),
+                               tail_even_avx512(f + k, rem), __mmask8((1u << ((rem + 1) / 2)) - 1u), mx, my, vh2,
+                               vinv, vom, carry, vacc);
   }
   fold_lanes_avx512<L2>(vacc, acc);
 }
@@ -258,23 +282,14 @@ __attribute__((optimize("fp-contract=off"))) inline void relax_pair_avx512(
          0xFF, 0xFF, 0xFF);
   if (k < len) {  // 1 .. 15 values left: the last step, masked
     const int rem = int(len - k);
-    const unsigned valid = (1u << rem) - 1u;
-    const __mmask8 mx = __mmask8(valid & 0xFFu), my = __mmask8(valid >> 8);
-    auto halves = [&](const double* p, double right, __m512d& x, __m512d& y) {
-      x = _mm512_maskz_loadu_pd(mx, p + k), y = _mm512_maskz_loadu_pd(my, p + k + 8);
-      if (rem < 8)
-        x = _mm512_mask_mov_pd(x, __mmask8(1u << rem), _mm512_set1_pd(right));
-      else
-        y = _mm512_mask_mov_pd(y, __mmask8(1u << (rem - 8)), _mm512_set1_pd(right));
-    };
-    auto half = [&](const double* p) {
-      return _mm512_permutex2var_pd(_mm512_maskz_loadu_pd(mx, p + k), even, _mm512_maskz_loadu_pd(my, p + k + 8));
-    };
+    __mmask8 mx, my;
+    tail_masks_avx512(rem, mx, my);
     __m512d x, y, ax, ay;
-    halves(row, row_right, x, y);
-    halves(above, above_right, ax, ay);
-    pair(k, x, y, ax, ay, half(below), half(above_up), half(f_row), half(f_above),
-         __mmask8((1u << ((rem + 1) / 2)) - 1u), mx, my);
+    tail_halves_avx512(row + k, rem, row_right, x, y);
+    tail_halves_avx512(above + k, rem, above_right, ax, ay);
+    pair(k, x, y, ax, ay, tail_even_avx512(below + k, rem), tail_even_avx512(above_up + k, rem),
+         tail_even_avx512(f_row + k, rem), tail_even_avx512(f_above + k, rem), __mmask8((1u << ((rem + 1) / 2)) - 1u),
+         mx, my);
   }
   fold_lanes_avx512<L2>(acc_row, acc);
   fold_lanes_avx512<L2>(acc_above, acc);
