@@ -4,7 +4,9 @@
 
 #include "test_support.hpp"
 
+#include <cstdlib>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 
 namespace {
@@ -42,5 +44,32 @@ TEST_CASE("print_configuration follows the ISA limit") {
     CHECK(s.find("host isa.raytrace: avx512") == std::string::npos);
   }
   const std::string s = configuration();
-  CHECK(s.find(std::string("active ") + sweep::host::to_string(sweep::host::active_isa()) + "\n") != std::string::npos);
+  const std::string active = std::string("active ") + sweep::host::to_string(sweep::host::active_isa()) +
+                             (sweep::host::uses_avx512_vbmi2() ? " + vbmi2" : "") + "\n";
+  CHECK(s.find(active) != std::string::npos);
+}
+
+TEST_CASE("SWEEP_HOST_ISA names a level, avx512f the AVX-512 level without its extensions") {
+  const char* old = std::getenv("SWEEP_HOST_ISA");
+  const std::string saved = old != nullptr ? old : "";
+  const auto read = [](const char* value) {
+    ::setenv("SWEEP_HOST_ISA", value, 1);
+    return sweep::host::detail::read_isa_env();
+  };
+  CHECK(read("avx2").level == sweep::host::isa::avx2);
+  CHECK(read("avx2").extensions);
+  CHECK(read("avx512").level == sweep::host::isa::avx512);
+  CHECK(read("avx512").extensions);
+  CHECK(read("avx512f").level == sweep::host::isa::avx512);
+  CHECK_FALSE(read("avx512f").extensions);
+  CHECK(read("").extensions);
+  try {
+    read("avx512vl");
+    FAIL("an unknown level was accepted");
+  } catch (const std::invalid_argument& e) {
+    CHECK(std::string(e.what()) ==
+          "SWEEP_HOST_ISA: unknown instruction set level 'avx512vl'; use baseline, avx2, avx512f or avx512");
+  }
+  if (old != nullptr) ::setenv("SWEEP_HOST_ISA", saved.c_str(), 1);
+  else ::unsetenv("SWEEP_HOST_ISA");
 }

@@ -97,12 +97,18 @@ inline void print_configuration(std::ostream& os) {
   const char* env = std::getenv("SWEEP_HOST_ISA");
   os << "host isa: cpu " << host::to_string(host::cpu_isa()) << ", limit " << host::to_string(host::isa_limit())
      << " (SWEEP_HOST_ISA " << (env != nullptr && *env != '\0' ? env : "unset") << "), active "
-     << host::to_string(host::active_isa()) << '\n';
+     << host::to_string(host::active_isa()) << (host::uses_avx512_vbmi2() ? " + vbmi2" : "") << '\n';
   os << "host isa.scan: "
      << (SWEEP_HOST_SIMD ? detail::host_path_isa(SWEEP_HOST_MULTI, host::isa::avx2, "baseline (16-byte vectors)")
                          : "portable (no vector kernels in this build: not GCC)")
      << '\n';
-  os << "host isa.bitmask: " << detail::host_path_isa(SWEEP_HOST_MULTI, host::isa::avx2, "baseline") << '\n';
+  os << "host isa.bitmask: "
+     << (!SWEEP_HOST_MULTI                      ? "baseline"
+         : host::uses_avx512_vbmi2()            ? "avx512 (vbmi2 sparse walk)"
+         : host::uses(host::isa::avx512)        ? "avx512"
+         : host::uses(host::isa::avx2)          ? "avx2"
+                                                : "baseline")
+     << '\n';
   os << "host isa.segments: " << detail::host_path_isa(SWEEP_HOST_MULTI, host::isa::avx2, "baseline") << '\n';
   os << "host isa.ocean: " << detail::host_path_isa(SWEEP_HOST_MULTI, host::isa::avx2, "baseline") << '\n';
   os << "host isa.raytrace: "

@@ -8,11 +8,13 @@
 // spreads consecutive packed elements to the set lanes, blended with what
 // the output holds (unpack), so the cost does not depend on where the bits
 // are. With AVX-512 the same moves take no table: a masked load and
-// vpcompress (pack), or vpexpand and a masked store (unpack), per 64 bytes;
+// vpcompress (pack), or vpexpand merged into the output (unpack; a masked
+// store at the mask's last word), per 64 bytes;
 // a range with 6-60% of its bits set moves every word that way, sparser
-// ones queue their sparse words as above, and denser ones take the AVX2
-// moves (faster there on a Xeon). Other types, and CPUs without AVX2, take
-// the scalar bit loop.
+// ones queue their sparse words as above (with VBMI2, a word's positions
+// are found by one byte compress), and denser ones take the AVX2 moves
+// (faster there on a Xeon). Other types, and CPUs without AVX2, take the
+// scalar bit loop.
 #pragma once
 
 #include <sweep/core.hpp>
@@ -147,39 +149,10 @@ struct sparse_queue {
   }
 };
 
-/// Walks words [w0, w1): runs of clear 256-bit groups are skipped with one
-/// test each, sparse words (at most sparse_bits set) go to the queue
-/// (`flush()` empties it, and is called before any dense word so the order
-/// holds), dense words go to `dense(j, w)`.
-template <class Queue, class Flush, class Dense>
-void walk_words(const host_mask& m, index_t w0, index_t w1, Queue& queue, Flush&& flush, Dense&& dense) {
-  const index_t full = m.n / 64;  // words entirely below n
-  const auto step = [&](index_t j, std::uint64_t w) {
-    if (_mm_popcnt_u64(w) <= sparse_bits) {
-      queue.append(64 * j, w);
-      if (queue.size > Queue::capacity - 64) flush();
-    } else {
-      flush();
-      dense(j, w);
-    }
-  };
-  index_t j = w0;
-  while (j < w1) {
-    if (j + 4 <= w1 && j + 4 <= full) {
-      const __m256i g = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(m.words + 2 * j));
-      if (!_mm256_testz_si256(g, g)) {
-        alignas(32) std::uint64_t w[4];
-        _mm256_store_si256(reinterpret_cast<__m256i*>(w), g);
-        for (int e = 0; e < 4; ++e) step(j + e, w[e]);
-      }
-      j += 4;
-    } else {
-      step(j, m.word(j));
-      ++j;
-    }
-  }
-  flush();
-}
+#define SWEEP_BITMASK_WALK_LEVEL walk_avx2
+#include <sweep/host/bitmask_walk_body.hpp>
+#undef SWEEP_BITMASK_WALK_LEVEL
+using walk_avx2::walk_words;
 
 template <class T>
 void avx2_pack_words(const host_mask& m, index_t w0, index_t w1, const T* in, T* out, T* out_limit) {
@@ -278,6 +251,11 @@ struct avx512_moves {
     if constexpr (sizeof(T) == 4) return _mm512_maskz_expand_epi32(static_cast<__mmask16>(k), v);
     else return _mm512_maskz_expand_epi64(static_cast<__mmask8>(k), v);
   }
+  /// The front lanes of v, sent to the lanes set in k; the others from old.
+  static __m512i expand_into(__m512i old, unsigned k, __m512i v) {
+    if constexpr (sizeof(T) == 4) return _mm512_mask_expand_epi32(old, static_cast<__mmask16>(k), v);
+    else return _mm512_mask_expand_epi64(old, static_cast<__mmask8>(k), v);
+  }
 };
 
 /// Packs the set positions of w from src (64 elements) to out, one vector
@@ -300,19 +278,111 @@ inline void avx512_pack_word(std::uint64_t w, const T* src, T*& out, T* out_limi
 }
 
 /// Sends the next packed elements from in to the set positions of w in dst
-/// (64 elements); the other positions are not written (masked stores).
+/// (64 elements). When the word lies wholly below n (`whole`), each vector
+/// of dst is loaded, merged and stored whole: the load fetches the line
+/// early, where a masked store's read for ownership waits for the store to
+/// leave the store buffer (bench_bitmask's unpack at 10%, 2^26 int32: 30-32
+/// ms with masked stores). Otherwise the other positions are not written
+/// (masked stores).
 template <class T>
-inline void avx512_unpack_word(std::uint64_t w, const T*& in, const T* in_end, T* dst) {
+inline void avx512_unpack_word(std::uint64_t w, const T*& in, const T* in_end, T* dst, bool whole) {
   using mv = avx512_moves<T>;
+  const T* p = in;
   for (int b = 0; b < 64; b += mv::lanes) {
     const unsigned k = static_cast<unsigned>(w >> b) & mv::all;
     const int c = _mm_popcnt_u32(k);
-    const __m512i v = in + mv::lanes <= in_end ? _mm512_loadu_si512(in) : mv::load((1u << c) - 1, in);
-    mv::store(dst + b, k, mv::expand(k, v));
-    in += c;
+    const __m512i v = p + mv::lanes <= in_end ? _mm512_loadu_si512(p) : mv::load((1u << c) - 1, p);
+    if (whole) {
+      _mm512_storeu_si512(dst + b, mv::expand_into(_mm512_loadu_si512(dst + b), k, v));
+    } else {
+      mv::store(dst + b, k, mv::expand(k, v));
+    }
+    p += c;
   }
+  in = p;
 }
 
+#pragma GCC pop_options
+
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512bw,avx512vbmi2,avx2,popcnt,bmi")
+/// The sparse queue where the CPU has AVX-512 VBMI2: the positions of a
+/// word's set bits are one byte compress of 0..63 under the word, widened
+/// to 64 bits by a byte expand and stored eight at a time, so a word takes
+/// neither a loop nor a branch, and no line is fetched until the queue is
+/// emptied, each then `ahead` positions before it is moved. (The loop of
+/// the AVX2 queue mispredicts its exit on words of two or more bits, and
+/// its prefetch per position at the walk, tried here too, doubled the time
+/// of pack at 1%: bench_bitmask at 2^26 int32 took 5.6-7.1 ms with the
+/// AVX2 queue, 6.5-7.1 ms with the prefetch, 2.6-3.2 ms as below.)
+template <class T, bool Write>
+struct compress_queue : sparse_queue<T, Write> {
+  using sparse_queue<T, Write>::sparse_queue;
+  void append(index_t base, std::uint64_t w) {
+    alignas(64) static constexpr std::array<std::uint8_t, 64> iota = [] {
+      std::array<std::uint8_t, 64> a{};
+      for (int b = 0; b < 64; ++b) a[b] = static_cast<std::uint8_t>(b);
+      return a;
+    }();
+    const __m512i bits = _mm512_maskz_compress_epi8(w, _mm512_load_si512(iota.data()));
+    // Byte t to byte 8t, zeros between: the first eight, widened to 64 bits.
+    const __m512i wide = _mm512_maskz_expand_epi8(0x0101010101010101ull, bits);
+    const __m512i p = _mm512_add_epi64(wide, _mm512_set1_epi64(base));
+    _mm512_storeu_si512(this->pos + this->size, p);  // sparse_bits <= 8 positions
+    this->size += static_cast<int>(_mm_popcnt_u64(w));
+  }
+  /// Moves the queued elements, each line fetched `ahead` positions before
+  /// it is needed (the last `ahead` positions of the queue fetch the last
+  /// line again; 24 and 48 ran alike).
+  static constexpr int ahead = 48;
+  void prefetch(int t) const {
+    const int u = t + ahead < this->size ? t + ahead : this->size - 1;
+    __builtin_prefetch(this->target + this->pos[u], Write ? 1 : 0);
+  }
+  T* gather(const T* in, T* out) {
+    for (int t = 0; t < this->size; ++t) {
+      prefetch(t);
+      out[t] = in[this->pos[t]];
+    }
+    out += this->size;
+    this->size = 0;
+    return out;
+  }
+  const T* scatter(const T* in, T* out) {
+    for (int t = 0; t < this->size; ++t) {
+      prefetch(t);
+      out[this->pos[t]] = in[t];
+    }
+    in += this->size;
+    this->size = 0;
+    return in;
+  }
+};
+static_assert(sparse_bits <= 8);
+
+#define SWEEP_BITMASK_WALK_LEVEL walk_vbmi2
+#include <sweep/host/bitmask_walk_body.hpp>
+#undef SWEEP_BITMASK_WALK_LEVEL
+
+template <class T>
+void vbmi2_pack_sparse(const host_mask& m, index_t w0, index_t w1, const T* in, T* out, T* out_limit) {
+  compress_queue<T, false> queue(in);
+  walk_vbmi2::walk_words(
+      m, w0, w1, queue, [&] { out = queue.gather(in, out); },
+      [&](index_t j, std::uint64_t w) { avx512_pack_word(w, in + 64 * j, out, out_limit); });
+}
+
+template <class T>
+void vbmi2_unpack_sparse(const host_mask& m, index_t w0, index_t w1, const T* in, const T* in_end, T* out) {
+  compress_queue<T, true> queue(out);
+  walk_vbmi2::walk_words(
+      m, w0, w1, queue, [&] { in = queue.scatter(in, out); },
+      [&](index_t j, std::uint64_t w) { avx512_unpack_word(w, in, in_end, out + 64 * j, 64 * j + 64 <= m.n); });
+}
+#pragma GCC pop_options
+
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx2,popcnt,bmi")
 /// Ranges with at least this many set bits per thousand (and fewer than
 /// avx512_dense_permille) move every word through the vector moves;
 /// sparser ones walk the words, queue those with at most sparse_bits set
@@ -346,6 +416,7 @@ void avx512_pack_words(const host_mask& m, index_t w0, index_t w1, const T* in, 
     for (index_t j = w0; j < w1; ++j) avx512_pack_word(m.word(j), in + 64 * j, out, out_limit);
     return;
   }
+  if (host::uses_avx512_vbmi2()) return vbmi2_pack_sparse(m, w0, w1, in, out, out_limit);
   sparse_queue<T, false> queue(in);
   const auto flush = [&] { out = queue.gather(in, out); };
   const auto dense = [&](index_t j, std::uint64_t w) { avx512_pack_word(w, in + 64 * j, out, out_limit); };
@@ -357,12 +428,15 @@ void avx512_unpack_words(const host_mask& m, index_t w0, index_t w1, const T* in
   const avx512_band band = avx512_band_of(in_end - in, 64 * (w1 - w0));
   if (band == avx512_band::avx2) return avx2_unpack_words(m, w0, w1, in, in_end, out);
   if (band == avx512_band::vector) {
-    for (index_t j = w0; j < w1; ++j) avx512_unpack_word(m.word(j), in, in_end, out + 64 * j);
+    for (index_t j = w0; j < w1; ++j) avx512_unpack_word(m.word(j), in, in_end, out + 64 * j, 64 * j + 64 <= m.n);
     return;
   }
+  if (host::uses_avx512_vbmi2()) return vbmi2_unpack_sparse(m, w0, w1, in, in_end, out);
   sparse_queue<T, true> queue(out);
   const auto flush = [&] { in = queue.scatter(in, out); };
-  const auto dense = [&](index_t j, std::uint64_t w) { avx512_unpack_word(w, in, in_end, out + 64 * j); };
+  const auto dense = [&](index_t j, std::uint64_t w) {
+    avx512_unpack_word(w, in, in_end, out + 64 * j, 64 * j + 64 <= m.n);
+  };
   walk_words(m, w0, w1, queue, flush, dense);
 }
 #pragma GCC pop_options

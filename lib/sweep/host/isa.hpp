@@ -16,13 +16,17 @@
 //                     when the run-time level allows.
 // Run time: sweep::host::active_isa() is the level the host paths take:
 // what the CPU supports, capped by a limit. The limit is `avx512` unless
-// the environment variable SWEEP_HOST_ISA (baseline, avx2 or avx512; read
+// the environment variable SWEEP_HOST_ISA (baseline, avx2, avx512f or avx512; read
 // at the first call) or sweep::host::set_isa_limit() lowers it, so the
-// SSE2 kernels can be run and tested on an AVX-512 machine. Every level
+// SSE2 kernels can be run and tested on an AVX-512 machine. Within the
+// avx512 level, kernels may also use AVX-512 VBMI2 where the CPU has it
+// (uses_avx512_vbmi2()); SWEEP_HOST_ISA=avx512f caps the level at avx512
+// without it, so the AVX-512F-only kernels stay tested too. Every level
 // gives the same results (bit for bit, except floating-point sums of the
 // scan kernels, reassociated differently per vector width).
 // Errors: an unknown SWEEP_HOST_ISA value throws std::invalid_argument at
-// the first call naming the value.
+// the first call naming the value (it accepts baseline, avx2, avx512f and
+// avx512).
 //
 // Levels: baseline = x86-64 (SSE2; on other CPUs the portable code);
 // avx2 = AVX2 + POPCNT + BMI1; avx512 = avx2 + AVX-512F.
@@ -98,13 +102,43 @@ inline isa cpu_isa() {
 #endif
 }
 
+/// Whether the CPU has AVX-512 VBMI2 and BW (byte compress and expand; Ice
+/// Lake and Zen 4 on).
+inline bool cpu_has_avx512_vbmi2() {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  static const bool has = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512vbmi2") && __builtin_cpu_supports("avx512bw");
+  }();
+  return has;
+#else
+  return false;
+#endif
+}
 namespace detail {
+/// SWEEP_HOST_ISA as a level and whether it allows the AVX-512 extensions
+/// (all but avx512f do); unset is avx512 with them.
+struct isa_env {
+  isa level = isa::avx512;
+  bool extensions = true;
+};
+inline isa_env read_isa_env() {
+  const char* env = std::getenv("SWEEP_HOST_ISA");
+  if (env == nullptr || *env == '\0') return {};
+  if (std::string(env) == "avx512f") return {isa::avx512, false};
+  try {
+    return {parse_isa(env, "SWEEP_HOST_ISA"), true};
+  } catch (const std::invalid_argument&) {
+    throw std::invalid_argument(std::string("SWEEP_HOST_ISA: unknown instruction set level '") + env +
+                                "'; use baseline, avx2, avx512f or avx512");
+  }
+}
 inline std::atomic<int>& isa_limit_slot() {
-  static std::atomic<int> slot{[] {
-    const char* env = std::getenv("SWEEP_HOST_ISA");
-    if (env == nullptr || *env == '\0') return static_cast<int>(isa::avx512);
-    return static_cast<int>(parse_isa(env, "SWEEP_HOST_ISA"));
-  }()};
+  static std::atomic<int> slot{static_cast<int>(read_isa_env().level)};
+  return slot;
+}
+inline std::atomic<bool>& isa_extensions_slot() {
+  static std::atomic<bool> slot{read_isa_env().extensions};
   return slot;
 }
 }  // namespace detail
@@ -126,6 +160,11 @@ inline isa active_isa() {
 
 /// True when the host paths may use `level`.
 inline bool uses(isa level) { return static_cast<int>(active_isa()) >= static_cast<int>(level); }
+/// True when the host paths may use AVX-512 VBMI2: the avx512 level is
+/// active, the CPU has it, and SWEEP_HOST_ISA is not avx512f.
+inline bool uses_avx512_vbmi2() {
+  return uses(isa::avx512) && cpu_has_avx512_vbmi2() && detail::isa_extensions_slot().load(std::memory_order_relaxed);
+}
 
 /// Caps the level for the lifetime of the object (tests).
 class scoped_isa_limit {

@@ -1,0 +1,44 @@
+// The sparse walk of the host pack and unpack kernels, written once and
+// included by host/bitmask_kernels.hpp, in namespace sweep::detail, inside
+// each target region whose queue it calls (SWEEP_BITMASK_WALK_LEVEL names
+// the namespace): a
+// function's target comes from where it is defined, and the queue's
+// append must inline into the walk. No include guard, by design.
+
+namespace SWEEP_BITMASK_WALK_LEVEL {
+
+/// Walks words [w0, w1): runs of clear 256-bit groups are skipped with one
+/// test each, sparse words (at most sparse_bits set) go to the queue
+/// (`flush()` empties it, and is called before any dense word so the order
+/// holds), dense words go to `dense(j, w)`.
+template <class Queue, class Flush, class Dense>
+void walk_words(const host_mask& m, index_t w0, index_t w1, Queue& queue, Flush&& flush, Dense&& dense) {
+  const index_t full = m.n / 64;  // words entirely below n
+  const auto step = [&](index_t j, std::uint64_t w) {
+    if (_mm_popcnt_u64(w) <= sparse_bits) {
+      queue.append(64 * j, w);
+      if (queue.size > Queue::capacity - 64) flush();
+    } else {
+      flush();
+      dense(j, w);
+    }
+  };
+  index_t j = w0;
+  while (j < w1) {
+    if (j + 4 <= w1 && j + 4 <= full) {
+      const __m256i g = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(m.words + 2 * j));
+      if (!_mm256_testz_si256(g, g)) {
+        alignas(32) std::uint64_t w[4];
+        _mm256_store_si256(reinterpret_cast<__m256i*>(w), g);
+        for (int e = 0; e < 4; ++e) step(j + e, w[e]);
+      }
+      j += 4;
+    } else {
+      step(j, m.word(j));
+      ++j;
+    }
+  }
+  flush();
+}
+
+}  // namespace SWEEP_BITMASK_WALK_LEVEL
