@@ -1,9 +1,9 @@
 // The sparse walk of the host pack and unpack kernels, written once and
 // included by host/bitmask_kernels.hpp, in namespace sweep::detail, inside
 // each target region whose queue it calls (SWEEP_BITMASK_WALK_LEVEL names
-// the namespace): a
-// function's target comes from where it is defined, and the queue's
-// append must inline into the walk. No include guard, by design.
+// the namespace): a function's target comes from where it is defined, and
+// the queue's append must inline into the walk. No include guard, by
+// design.
 
 namespace SWEEP_BITMASK_WALK_LEVEL {
 
