@@ -109,11 +109,14 @@ inline constexpr int sparse_bits = 8;
 
 /// Positions of set bits from sparse words, moved in one branch-free loop
 /// (many independent loads in flight, where a loop per word would stall
-/// on its mispredicted exit with the loads behind it).
-template <class T, bool Write>
+/// on its mispredicted exit with the loads behind it). With Ahead == 0
+/// append prefetches each position's line as it queues it; otherwise the
+/// moves prefetch the line Ahead positions on (the last Ahead positions of
+/// the queue fetch the last line again).
+template <class T, bool Write, int Ahead = 0>
 struct sparse_queue {
   static constexpr int capacity = 512;
-  const T* target;  // the expanded array, prefetched as positions queue up
+  const T* target;  // the expanded array, prefetched
   index_t pos[capacity];
   int size = 0;
 
@@ -135,14 +138,26 @@ struct sparse_queue {
     size += w != 0;
     for (w = _blsr_u64(w); w != 0; w = _blsr_u64(w)) push(base + static_cast<index_t>(_tzcnt_u64(w)));
   }
+  void prefetch_ahead(int t) const {
+    if constexpr (Ahead > 0) {
+      const int u = t + Ahead < size ? t + Ahead : size - 1;
+      __builtin_prefetch(target + pos[u], Write ? 1 : 0);
+    }
+  }
   T* gather(const T* in, T* out) {
-    for (int t = 0; t < size; ++t) out[t] = in[pos[t]];
+    for (int t = 0; t < size; ++t) {
+      prefetch_ahead(t);
+      out[t] = in[pos[t]];
+    }
     out += size;
     size = 0;
     return out;
   }
   const T* scatter(const T* in, T* out) {
-    for (int t = 0; t < size; ++t) out[pos[t]] = in[t];
+    for (int t = 0; t < size; ++t) {
+      prefetch_ahead(t);
+      out[pos[t]] = in[t];
+    }
     in += size;
     size = 0;
     return in;
@@ -310,14 +325,15 @@ inline void avx512_unpack_word(std::uint64_t w, const T*& in, const T* in_end, T
 /// word's set bits are one byte compress of 0..63 under the word, widened
 /// to 64 bits by a byte expand and stored eight at a time, so a word takes
 /// neither a loop nor a branch, and no line is fetched until the queue is
-/// emptied, each then `ahead` positions before it is moved. (The loop of
-/// the AVX2 queue mispredicts its exit on words of two or more bits, and
-/// its prefetch per position at the walk, tried here too, doubled the time
-/// of pack at 1%: bench_bitmask at 2^26 int32 took 5.6-7.1 ms with the
-/// AVX2 queue, 6.5-7.1 ms with the prefetch, 2.6-3.2 ms as below.)
+/// emptied, each then 48 positions before it is moved (24 and 48 ran
+/// alike). (The loop of the AVX2 queue mispredicts its exit on words of
+/// two or more bits, and its prefetch per position at the walk, tried here
+/// too, doubled the time of pack at 1%: bench_bitmask at 2^26 int32 took
+/// 5.6-7.1 ms with the AVX2 queue, 6.5-7.1 ms with the prefetch, 2.6-3.2 ms
+/// as below.)
 template <class T, bool Write>
-struct compress_queue : sparse_queue<T, Write> {
-  using sparse_queue<T, Write>::sparse_queue;
+struct compress_queue : sparse_queue<T, Write, 48> {
+  using sparse_queue<T, Write, 48>::sparse_queue;
   void append(index_t base, std::uint64_t w) {
     alignas(64) static constexpr std::array<std::uint8_t, 64> iota = [] {
       std::array<std::uint8_t, 64> a{};
@@ -330,32 +346,6 @@ struct compress_queue : sparse_queue<T, Write> {
     const __m512i p = _mm512_add_epi64(wide, _mm512_set1_epi64(base));
     _mm512_storeu_si512(this->pos + this->size, p);  // sparse_bits <= 8 positions
     this->size += static_cast<int>(_mm_popcnt_u64(w));
-  }
-  /// Moves the queued elements, each line fetched `ahead` positions before
-  /// it is needed (the last `ahead` positions of the queue fetch the last
-  /// line again; 24 and 48 ran alike).
-  static constexpr int ahead = 48;
-  void prefetch(int t) const {
-    const int u = t + ahead < this->size ? t + ahead : this->size - 1;
-    __builtin_prefetch(this->target + this->pos[u], Write ? 1 : 0);
-  }
-  T* gather(const T* in, T* out) {
-    for (int t = 0; t < this->size; ++t) {
-      prefetch(t);
-      out[t] = in[this->pos[t]];
-    }
-    out += this->size;
-    this->size = 0;
-    return out;
-  }
-  const T* scatter(const T* in, T* out) {
-    for (int t = 0; t < this->size; ++t) {
-      prefetch(t);
-      out[this->pos[t]] = in[t];
-    }
-    in += this->size;
-    this->size = 0;
-    return in;
   }
 };
 static_assert(sparse_bits <= 8);
