@@ -269,6 +269,72 @@ TEST_CASE_TEMPLATE("every host instruction-set level walks to the same forces, b
     }
 }
 
+TEST_CASE_TEMPLATE("nodes too close for the single-precision far field are summed in double", Space,
+                   SWEEP_TEST_SPACES) {
+  // The local tree: 1000 bodies in the cube [-1, 1]^3 and a cluster A of
+  // 100 bodies 1e-12 across at (3, 3, 3) (alone in its octant: a group of
+  // its own). Another tree (as another rank's would be) holds a cluster B
+  // like A, 1e-9 away. Without softening, A's group accepts B's
+  // root at 1e-9: 1 / r^5 of 3e46 in units of the cube's edge, past
+  // float's range, so that group's far field is summed again in double.
+  // Every level must agree bit for bit, and every force be finite and as
+  // accurate as the method (B is 1e-3 of its distance across).
+  using Mem = typename Space::memory_space;
+  Space space;
+  auto mine = nb::uniform_cube(1000, 61);
+  std::vector<nb::body> theirs;
+  for (int c = 0; c < 2; ++c)
+    for (int k = 0; k < 100; ++k) {
+      nb::body b;
+      b.m = 1e-3;
+      b.x = 3 + 1e-9 * c + 1e-12 * (k % 5) / 5, b.y = 3 + 1e-12 * (k / 5 % 5) / 5, b.z = 3 + 1e-12 * (k / 25) / 4;
+      (c == 0 ? mine : theirs).push_back(b);
+    }
+  auto everyone = mine;
+  everyone.insert(everyone.end(), theirs.begin(), theirs.end());
+  const auto direct = direct_field<Space>(everyone, 0.0);
+  auto other = arrays_t<Space>::from_host(theirs);
+  arrays_t<Space> other_spare(other.size());
+  nb::octree<Space> other_tree(8);
+  other_tree.build(space, other, other_spare, nb::bounding_box(space, other));
+  other_tree.summarize(space, 0.5);
+  Kokkos::View<std::int32_t*, Mem> roots("roots", 1);  // zero: the root
+  const nb::forest<Mem> others{other_tree.nodes(), other_tree.quadrupoles(), other_tree.points(), roots};
+  for (bool quadrupole : {true, false}) {
+    CAPTURE(quadrupole);
+    std::vector<field> levels;
+    for (auto level : {sweep::host::isa::avx512, sweep::host::isa::avx2, sweep::host::isa::baseline}) {
+      sweep::host::scoped_isa_limit cap(level);
+      auto b = arrays_t<Space>::from_host(mine);
+      arrays_t<Space> spare(b.size());
+      nb::octree<Space> tree(8);
+      tree.build(space, b, spare, nb::bounding_box(space, b));
+      tree.summarize(space, 0.5);
+      const auto part = nb::make_partition(space, nb::scheme::equal_count, b, 3);
+      nb::tree_accelerations(space, tree, others, b, nb::gravity_parameters{1.0, 0.0, quadrupole}, part.offsets);
+      levels.push_back(field_by_id(b));
+    }
+    for (std::size_t k = 1; k < levels.size(); ++k) {
+      CHECK(levels[k].ax == levels[0].ax);
+      CHECK(levels[k].phi == levels[0].phi);
+    }
+    bool finite = true;
+    double worst_a = 0, worst_cube = 0;
+    for (std::size_t i = 0; i < mine.size(); ++i) {
+      const field& f = levels[0];
+      finite = finite && std::isfinite(f.ax[i]) && std::isfinite(f.ay[i]) && std::isfinite(f.az[i]) &&
+               std::isfinite(f.phi[i]);
+      const double e = std::hypot(f.ax[i] - direct.ax[i], f.ay[i] - direct.ay[i], f.az[i] - direct.az[i]) /
+                       std::hypot(direct.ax[i], direct.ay[i], direct.az[i]);
+      (i < 1000 ? worst_cube : worst_a) = std::max(i < 1000 ? worst_cube : worst_a, e);
+    }
+    CHECK(finite);
+    MESSAGE("largest relative error: cluster A ", worst_a, ", the cube ", worst_cube);
+    CHECK(worst_a < 1e-6);
+    CHECK(worst_cube < 0.1);
+  }
+}
+
 TEST_CASE_TEMPLATE("partitions cover every body exactly once; cost zones and ORB balance the recorded work", Space,
                    SWEEP_TEST_SPACES) {
   Space space;

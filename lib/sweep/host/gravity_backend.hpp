@@ -12,9 +12,10 @@
 // monopole and quadrupole join the node list), a leaf that is not goes to
 // the body list with all its bodies, anything else is opened. Every body of
 // the group then sums both lists (host/gravity_lanes.hpp): AVX-512 lanes
-// (8 bodies), AVX2 (4) or SSE2 (2), as host::active_isa() allows; each lane
-// does the same operations in the same order, so every level gives the
-// same bits.
+// (16 bodies for the nodes, in single precision relative to the group's
+// centre; 8 for the bodies, in double), AVX2 (8 and 4) or SSE2 (4 and 2),
+// as host::active_isa() allows; each lane does the same operations in the
+// same order, so every level gives the same bits.
 //
 // A node accepted for the box is accepted by each body in it, so a body
 // sees the nodes its own walk would accept or their descendants: the
@@ -132,6 +133,14 @@ struct gravity_backend<ExecSpace, sweep::detail::host_kind> {
     const std::int32_t* group_of = groups.of_point.data();
     const lanes_kernel kernel = lanes_for(sweep::host::active_isa());
     const double eps2 = local.eps2;
+    // The far field's units: the largest root's edge and mass, local or
+    // remote (no accepted node is then so far or so light that its terms
+    // underflow; one too close overflows and is summed again in double).
+    double edge = 0, mass = 0;
+    if (local.nodes.extent(0) > 0) edge = local.nodes(0).edge, mass = local.nodes(0).m;
+    for (index_t t = 0; t < index_t(roots.extent(0)); ++t)
+      edge = std::max(edge, remote.nodes(roots(t)).edge), mass = std::max(mass, remote.nodes(roots(t)).m);
+    const far_units units = far_units::of_tree(edge, mass);
     const bool quadrupole = local.use_quadrupole;
     Kokkos::parallel_for(
         "sweep::nbody::tree_walk", Kokkos::TeamPolicy<ExecSpace>(space, parts, 1),
@@ -147,11 +156,17 @@ struct gravity_backend<ExecSpace, sweep::detail::host_kind> {
             index_t last = first + 1;
             while (last < stop && group_of[point_of(last)] == group) ++last;
             g.load(b, slots, indirect, first, last);
-            lists.clear();
-            gather_lists(local, 0, gbox[group], true, lists, stack);
-            for (index_t t = 0; t < index_t(roots.extent(0)); ++t)
-              gather_lists(remote, roots(t), gbox[group], false, lists, stack);
-            kernel(lists, g, eps2, quadrupole);
+            const box& bx = gbox[group];
+            const double centre[3] = {0.5 * (bx.lo[0] + bx.hi[0]), 0.5 * (bx.lo[1] + bx.hi[1]),
+                                      0.5 * (bx.lo[2] + bx.hi[2])};
+            // Single-precision nodes first; double ones where those sums were not finite.
+            for (bool precise : {false, true}) {
+              lists.start(centre, units, precise);
+              gather_lists(local, 0, bx, true, lists, stack);
+              for (index_t t = 0; t < index_t(roots.extent(0)); ++t)
+                gather_lists(remote, roots(t), bx, false, lists, stack);
+              if (kernel(lists, g, eps2, quadrupole)) break;
+            }
             for (index_t k = 0; k < last - first; ++k) {
               const index_t i = first + k;
               b.ax(i) = G * g.ax[std::size_t(k)], b.ay(i) = G * g.ay[std::size_t(k)], b.az(i) = G * g.az[std::size_t(k)];
