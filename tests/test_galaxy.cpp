@@ -271,23 +271,26 @@ TEST_CASE_TEMPLATE("every host instruction-set level walks to the same forces, b
 
 TEST_CASE_TEMPLATE("nodes too close for the single-precision far field are summed in double", Space,
                    SWEEP_TEST_SPACES) {
-  // The local tree: 1000 bodies in the cube [-1, 1]^3 and a cluster A of
-  // 100 bodies 1e-12 across at (3, 3, 3) (alone in its octant: a group of
-  // its own). Another tree (as another rank's would be) holds a cluster B
-  // like A, 1e-9 away. Without softening, A's group accepts B's
-  // root at 1e-9: 1 / r^5 of 3e46 in units of the cube's edge, past
-  // float's range, so that group's far field is summed again in double.
-  // Every level must agree bit for bit, and every force be finite and as
-  // accurate as the method (B is 1e-3 of its distance across).
+  // The local tree: 1000 bodies in the cube [2e6, 4e6]^3 and a cluster A of
+  // 100 bodies 1e-12 across near the origin (alone in its octant: a group
+  // of its own, whose unit of length is then 2^-20 of the tree's edge, 4).
+  // Another tree (as another rank's would be) holds a cluster B like A,
+  // 1e-9 away. Without softening, A's group accepts B's root at 1e-9: 1 /
+  // r^5 of 1e48 in that unit, past float's range, so that group's far
+  // field is summed again in double. Every level must agree bit for bit,
+  // and every force be finite and as accurate as the method (B is 1e-3 of
+  // its distance across).
   using Mem = typename Space::memory_space;
   Space space;
   auto mine = nb::uniform_cube(1000, 61);
+  for (auto& b : mine) b.x = 3e6 + 1e6 * b.x, b.y = 3e6 + 1e6 * b.y, b.z = 3e6 + 1e6 * b.z;
   std::vector<nb::body> theirs;
   for (int c = 0; c < 2; ++c)
     for (int k = 0; k < 100; ++k) {
       nb::body b;
       b.m = 1e-3;
-      b.x = 3 + 1e-9 * c + 1e-12 * (k % 5) / 5, b.y = 3 + 1e-12 * (k / 5 % 5) / 5, b.z = 3 + 1e-12 * (k / 25) / 4;
+      b.x = 1e-3 + 1e-9 * c + 1e-12 * (k % 5) / 5, b.y = 1e-3 + 1e-12 * (k / 5 % 5) / 5;
+      b.z = 1e-3 + 1e-12 * (k / 25) / 4;
       (c == 0 ? mine : theirs).push_back(b);
     }
   auto everyone = mine;

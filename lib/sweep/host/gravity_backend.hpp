@@ -31,6 +31,7 @@
 #include <sweep/nbody/gravity_backend.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -133,14 +134,14 @@ struct gravity_backend<ExecSpace, sweep::detail::host_kind> {
     const std::int32_t* group_of = groups.of_point.data();
     const lanes_kernel kernel = lanes_for(sweep::host::active_isa());
     const double eps2 = local.eps2;
-    // The far field's units: the largest root's edge and mass, local or
-    // remote (no accepted node is then so far or so light that its terms
-    // underflow; one too close overflows and is summed again in double).
+    // The far field's units (host/gravity_lanes.hpp): lengths per group,
+    // from its extent, but at least 2^-20 of the largest root's edge; masses
+    // from the largest root's mass.
     double edge = 0, mass = 0;
     if (local.nodes.extent(0) > 0) edge = local.nodes(0).edge, mass = local.nodes(0).m;
     for (index_t t = 0; t < index_t(roots.extent(0)); ++t)
       edge = std::max(edge, remote.nodes(roots(t)).edge), mass = std::max(mass, remote.nodes(roots(t)).m);
-    const far_units units = far_units::of_tree(edge, mass);
+    const double shortest = std::ldexp(edge, -20), mass_unit = far_units::power_of_two_above(mass);
     const bool quadrupole = local.use_quadrupole;
     Kokkos::parallel_for(
         "sweep::nbody::tree_walk", Kokkos::TeamPolicy<ExecSpace>(space, parts, 1),
@@ -159,6 +160,8 @@ struct gravity_backend<ExecSpace, sweep::detail::host_kind> {
             const box& bx = gbox[group];
             const double centre[3] = {0.5 * (bx.lo[0] + bx.hi[0]), 0.5 * (bx.lo[1] + bx.hi[1]),
                                       0.5 * (bx.lo[2] + bx.hi[2])};
+            const double extent = std::max({bx.hi[0] - bx.lo[0], bx.hi[1] - bx.lo[1], bx.hi[2] - bx.lo[2]});
+            const far_units units{far_units::power_of_two_above(std::max(extent, shortest)), mass_unit};
             // Single-precision nodes first; double ones where those sums were not finite.
             for (bool precise : {false, true}) {
               lists.start(centre, units, precise);

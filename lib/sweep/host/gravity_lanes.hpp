@@ -10,13 +10,17 @@
 //
 // The far field (the accepted nodes) is summed in single precision, 16
 // bodies per AVX-512 vector (8 with AVX2, 4 with SSE2): node and body
-// positions relative to the group's centre, lengths in units of a power of
-// two at least the largest tree's edge and masses in one at least its
-// mass, so the scaling itself rounds nothing. Each run of `far_run` nodes
-// is summed in float and added to double sums. A group whose
-// single-precision sums are not finite (a node of a much smaller tree,
-// another rank's, accepted at under 1e-7 of the largest edge without
-// softening) is summed again from double-precision lists. The near field (the bodies of opened leaves) is summed in double,
+// positions relative to the group's centre, in units of a power of two at
+// least the group's extent (and at least 2^-20 of the largest tree's edge,
+// its cells' scale), masses in one at least the largest tree's mass, so the
+// scaling itself rounds nothing and the powers of distance the sums form
+// stay far from float's limits (in the tree's units, the quadrupole terms
+// of a dense core's groups went subnormal, and subnormal operands cost the
+// CPU a microcode assist each). Each run of `far_run` nodes is summed in
+// float and added to double sums. A group whose single-precision sums are
+// not finite (a node of a much smaller tree, another rank's, accepted
+// unsoftened at under 1e-7 of the group's unit) is summed again from
+// double-precision lists. The near field (the bodies of opened leaves) is summed in double,
 // 8, 4 or 2 bodies per vector. 1 / sqrt is Newton's iteration from an
 // integer estimate (four steps in double, three in float: a few ulps). A
 // body meets itself in the body list (its leaf is always opened): that lane
@@ -63,19 +67,18 @@ struct listed_body {
   std::int64_t id;
 };
 
-/// The units of the single-precision far field: powers of two, so scaling
-/// by them is exact. `length` is at least `edge`, `mass` at least `m`
-/// (1 where either is not positive and finite).
+/// The units of a group's single-precision far field: powers of two, so
+/// scaling by them is exact.
 struct far_units {
   double length = 1, mass = 1;
 
+  /// The least power of two at least v (1 where v is not positive and finite).
   static double power_of_two_above(double v) {
     if (!(v > 0) || !std::isfinite(v)) return 1;
     int e = 0;
     (void)std::frexp(v, &e);  // v = f 2^e, 1/2 <= f < 1
     return std::ldexp(1.0, e);
   }
-  static far_units of_tree(double edge, double m) { return {power_of_two_above(edge), power_of_two_above(m)}; }
 };
 
 /// What a group sees: the nodes accepted for it and the bodies of the
