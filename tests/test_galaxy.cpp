@@ -15,6 +15,9 @@
 #include <set>
 #include <string>
 #include <vector>
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+#endif
 
 using namespace sweep_test;
 namespace nb = sweep::nbody;
@@ -337,6 +340,34 @@ TEST_CASE_TEMPLATE("nodes too close for the single-precision far field are summe
     CHECK(worst_cube < 0.1);
   }
 }
+
+#if defined(__x86_64__) || defined(__i386__)
+TEST_CASE_TEMPLATE("the walk leaves every thread's floating-point control word as it found it", Space,
+                   SWEEP_TEST_SPACES) {
+  // The host walk flushes subnormals (MXCSR FTZ and DAZ) while a thread
+  // runs it, and restores those bits after: the caller's control bits (the
+  // word less its exception flags), and the host threads' flush bits, must
+  // be as they were.
+  const auto flush_bits_on_threads = [] {
+    unsigned any = 0;
+    Kokkos::parallel_reduce(
+        "csr", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, 256),
+        [](int, unsigned& bits) { bits |= _mm_getcsr() & 0x8040u; }, Kokkos::BOr<unsigned>(any));
+    return any;
+  };
+  const unsigned saved = _mm_getcsr();
+  const auto bodies = nb::plummer(3000, 7);
+  for (unsigned word : {saved & ~0x8040u, saved | 0x8040u}) {
+    _mm_setcsr(word);
+    const unsigned threads = flush_bits_on_threads();
+    const auto f = tree_field<Space>(bodies, 0.5);
+    CHECK(std::isfinite(f.ax[0]));
+    CHECK((_mm_getcsr() & ~0x3fu) == (word & ~0x3fu));
+    CHECK(flush_bits_on_threads() == threads);
+  }
+  _mm_setcsr(saved);
+}
+#endif
 
 TEST_CASE_TEMPLATE("partitions cover every body exactly once; cost zones and ORB balance the recorded work", Space,
                    SWEEP_TEST_SPACES) {

@@ -149,6 +149,7 @@ struct gravity_backend<ExecSpace, sweep::detail::host_kind> {
           thread_local interaction_lists lists;
           thread_local std::vector<std::int32_t> stack;
           thread_local group_state g;
+          const flush_subnormals flushed;  // restored when the partition is done
           const index_t p = team.league_rank(), stop = offsets(p + 1);
           const auto point_of = [&](index_t i) { return indirect ? index_t(slots(i)) : i; };
           // Runs of consecutive bodies of one tree group share its lists.
