@@ -226,8 +226,9 @@ TEST_CASE_TEMPLATE("the walk does not depend on the partition: every scheme give
 }
 
 TEST_CASE_TEMPLATE("every host instruction-set level walks to the same forces, bit for bit", Space, SWEEP_TEST_SPACES) {
-  // The host walk's lanes (8 with AVX-512, 4 with AVX2, 2 with SSE2) each
-  // do one body's sums in the same order: the level changes no bit. The
+  // The host walk's lanes (AVX-512: 16 bodies for the float far field, 8
+  // for the double near field; AVX2 8 and 4; SSE2 4 and 2) each do one
+  // body's sums in the same order: the level changes no bit. The
   // walk also matches the one-body-at-a-time walk (the portable path, run
   // here on the host) to the accuracy of the method, and is no less
   // accurate against the direct sum.
