@@ -43,6 +43,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #if SWEEP_HOST_MULTI
 #include <immintrin.h>
 #endif
@@ -115,12 +116,14 @@ struct interaction_lists {
   bool precise = false;
   double origin[3] = {0, 0, 0};
   far_units units;
+  double il = 1, im = 1, iq = 1;  // 1 / length, 1 / mass, 1 / (mass length^2): exact, powers of two
 
   /// Empties the lists for a group centred at `centre`.
   void start(const double (&centre)[3], const far_units& u, bool precise_nodes) {
     nodes.clear(), singles.clear(), bodies.clear();
     for (int a = 0; a < 3; ++a) origin[a] = centre[a];
     units = u;
+    il = 1 / u.length, im = 1 / u.mass, iq = im * il * il;
     precise = precise_nodes;
   }
   void add_node(const tree_node& nd, const quadrupole& q) {
@@ -128,7 +131,6 @@ struct interaction_lists {
       nodes.push_back({nd.x, nd.y, nd.z, nd.m, q.xx, q.xy, q.xz, q.yy, q.yz, q.zz});
       return;
     }
-    const double il = 1 / units.length, im = 1 / units.mass, iq = im * il * il;  // exact: powers of two
     singles.push_back({float((nd.x - origin[0]) * il), float((nd.y - origin[1]) * il), float((nd.z - origin[2]) * il),
                        float(nd.m * im), float(q.xx * iq), float(q.xy * iq), float(q.xz * iq), float(q.yy * iq),
                        float(q.yz * iq), float(q.zz * iq)});

@@ -43,29 +43,28 @@ __attribute__((SWEEP_GRAVITY_ATTR, always_inline)) inline void fused(const float
 }
 
 /// 1 / sqrt(x), x > 0 finite, in every lane: the classic integer estimate
-/// (relative error below 3.5%), then Newton steps y + y (1/2 - x y^2 / 2):
-/// four in double, three in float.
-__attribute__((SWEEP_GRAVITY_ATTR, always_inline)) inline void inverse_sqrt(const vd& x, vd& y) {
-  const vl i = std::int64_t(0x5fe6eb50c7b537a9) - ((vl)x >> 1);
-  y = (vd)i;
-  const vd h = -0.5 * x, half = 0.5 - vd{};
-  for (int s = 0; s < 4; ++s) {
-    const vd hy = h * y;
-    vd e;
+/// (`magic` less half the bits of x: relative error below 3.5%), then
+/// `steps` Newton steps y + y (1/2 - x y^2 / 2). I: the integer vector of
+/// V's size.
+template <class I, int steps, class V, class S>
+__attribute__((SWEEP_GRAVITY_ATTR, always_inline)) inline void newton_inverse_sqrt(const V& x, V& y, S magic) {
+  using E = std::remove_cvref_t<decltype(x[0])>;
+  const I i = magic - ((I)x >> 1);
+  y = (V)i;
+  const V h = E(-0.5) * x, half = E(0.5) - V{};
+  for (int s = 0; s < steps; ++s) {
+    const V hy = h * y;
+    V e;
     fused(hy, y, half, e);
     fused(y, e, y, y);
   }
 }
+/// Four steps in double, three in float (a few ulps each).
+__attribute__((SWEEP_GRAVITY_ATTR, always_inline)) inline void inverse_sqrt(const vd& x, vd& y) {
+  newton_inverse_sqrt<vl, 4>(x, y, std::int64_t(0x5fe6eb50c7b537a9));
+}
 __attribute__((SWEEP_GRAVITY_ATTR, always_inline)) inline void inverse_sqrt(const vf& x, vf& y) {
-  const vi i = std::int32_t(0x5f375a86) - ((vi)x >> 1);
-  y = (vf)i;
-  const vf h = -0.5f * x, half = 0.5f - vf{};
-  for (int s = 0; s < 3; ++s) {
-    const vf hy = h * y;
-    vf e;
-    fused(hy, y, half, e);
-    fused(y, e, y, y);
-  }
+  newton_inverse_sqrt<vi, 3>(x, y, std::int32_t(0x5f375a86));
 }
 
 /// dx^2 + dy^2 + dz^2 + base, as three fused steps.
@@ -97,7 +96,7 @@ __attribute__((SWEEP_GRAVITY_ATTR, always_inline)) inline bool far_single(const 
                                                                           vd (&az)[2], vd (&phi)[2]) {
   const index_t nn = index_t(L.singles.size());
   const listed_node_single* nodes = L.singles.data();
-  const double il = 1 / L.units.length;
+  const double il = L.il;
   vf x, y, z;
   for (int l = 0; l < 2 * W; ++l) {
     const std::size_t k = std::size_t(k0 + l);
