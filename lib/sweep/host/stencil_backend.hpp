@@ -89,6 +89,20 @@ struct stencil_backend<ExecSpace, sweep::detail::host_kind> {
       (void)u, (void)f, (void)idx, (void)i, (void)color, (void)j_begin, (void)j_end, (void)c, (void)acc;
 #endif
     }
+    /// One tile of the tile-by-tile fused sweep (host_relax_tile).
+    template <class Measure, class Member, class View>
+    KOKKOS_INLINE_FUNCTION void relax_tile(const Member& team, const View& u, const View& f,
+                                           const block_major_index& idx, index_t b0, index_t b1, index_t ja,
+                                           index_t jb, index_t r0, index_t r1, index_t interior,
+                                           const stencil_coeffs& c, double& acc) const {
+      (void)team;
+#if !defined(__CUDA_ARCH__)
+      host_relax_tile<Measure>(u, f, idx, b0, b1, ja, jb, r0, r1, interior, c, acc, simd);
+#else
+      (void)u, (void)f, (void)idx, (void)b0, (void)b1, (void)ja, (void)jb, (void)r0, (void)r1, (void)interior,
+          (void)c, (void)acc;
+#endif
+    }
     /// The walker for rows already in cache: it fetches nothing ahead.
     KOKKOS_INLINE_FUNCTION rows cached() const { return {simd, 0}; }
   };

@@ -253,33 +253,44 @@ __attribute__((optimize("fp-contract=off"))) inline void relax_run_avx512(
 /// first; fewer loads and permutes (the row i - 1 values serve both rows).
 /// `below` is row i + 1, `above_up` row i - 2, `f_row` and `f_above` f in
 /// rows i and i - 1; the left / right values are the neighbours across
-/// the run's ends in each row. acc folds row i's lanes, then row i - 1's.
+/// the run's ends in each row. With `drop_above_last`, a point of row i - 1
+/// at len - 1 is left as it is (its right neighbour is not relaxed yet: the
+/// tile walk takes it with the next tile). The lanes of the measure go to
+/// acc_row and acc_above.
 template <bool L2, bool SOR>
-__attribute__((optimize("fp-contract=off"))) inline void relax_pair_avx512(
+__attribute__((optimize("fp-contract=off"))) inline void relax_pair_run_avx512(
     double* row, double* above, const double* below, const double* above_up, const double* f_row,
     const double* f_above, index_t k0, index_t len, double row_left, double row_right, double above_left,
-    double above_right, double h2, double inv_diag, double omega, double& acc) {
+    double above_right, double h2, double inv_diag, double omega, bool drop_above_last, __m512d& acc_row,
+    __m512d& acc_above, const double* fetch_below = nullptr, const double* fetch_f = nullptr) {
   const __m512d vh2 = _mm512_set1_pd(h2), vinv = _mm512_set1_pd(inv_diag), vom = _mm512_set1_pd(omega);
   const __m512i even = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0), odd = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
-  __m512d acc_row = _mm512_setzero_pd(), acc_above = _mm512_setzero_pd();
   __m512d carry_row = _mm512_set1_pd(row_left), carry_above = _mm512_set1_pd(above_left);
   auto pair = [&](index_t k, __m512d x, __m512d y, __m512d ax, __m512d ay, __m512d u_dn, __m512d a_up, __m512d ff,
-                  __m512d fa, __mmask8 points, __mmask8 mx, __mmask8 my) {
+                  __m512d fa, __mmask8 points, __mmask8 mx, __mmask8 my, __mmask8 a_points, __mmask8 a_mx,
+                  __mmask8 a_my) {
     const __m512d a_old = _mm512_permutex2var_pd(ax, even, ay);  // row i - 1 at the points: row i's up
     const __m512d next = relax_step_split_avx512<L2, SOR>(row + k, _mm512_permutex2var_pd(x, even, y),
                                                           _mm512_permutex2var_pd(x, odd, y), a_old, u_dn, ff,
                                                           points, mx, my, vh2, vinv, vom, carry_row, acc_row);
-    relax_step_split_avx512<L2, SOR>(above + k, a_old, _mm512_permutex2var_pd(ax, odd, ay), a_up, next, fa, points,
-                                     mx, my, vh2, vinv, vom, carry_above, acc_above);
+    relax_step_split_avx512<L2, SOR>(above + k, a_old, _mm512_permutex2var_pd(ax, odd, ay), a_up, next, fa,
+                                     a_points, a_mx, a_my, vh2, vinv, vom, carry_above, acc_above);
   };
   auto split = [&](const double* p, index_t k) {
     return _mm512_permutex2var_pd(_mm512_loadu_pd(p + k), even, _mm512_loadu_pd(p + k + 8));
   };
   index_t k = k0;
-  for (; k + 15 < len; k += 16)
+  for (; k + 15 < len; k += 16) {
+    if (fetch_below) {
+      __builtin_prefetch(fetch_below + k, 0, 2);
+      __builtin_prefetch(fetch_below + k + 8, 0, 2);
+      __builtin_prefetch(fetch_f + k, 0, 2);
+      __builtin_prefetch(fetch_f + k + 8, 0, 2);
+    }
     pair(k, _mm512_loadu_pd(row + k), _mm512_loadu_pd(row + k + 8), _mm512_loadu_pd(above + k),
          _mm512_loadu_pd(above + k + 8), split(below, k), split(above_up, k), split(f_row, k), split(f_above, k),
-         0xFF, 0xFF, 0xFF);
+         0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF);
+  }
   if (k < len) {  // 1 .. 15 values left: the last step, masked
     const int rem = int(len - k);
     __mmask8 mx, my;
@@ -287,10 +298,29 @@ __attribute__((optimize("fp-contract=off"))) inline void relax_pair_avx512(
     __m512d x, y, ax, ay;
     tail_halves_avx512(row + k, rem, row_right, x, y);
     tail_halves_avx512(above + k, rem, above_right, ax, ay);
+    const __mmask8 points = __mmask8((1u << ((rem + 1) / 2)) - 1u);
+    __mmask8 a_points = points, a_mx = mx, a_my = my;
+    if (drop_above_last && rem % 2 == 1) {  // the last value (rem - 1) is a point: row i - 1 leaves it
+      a_points = __mmask8((1u << ((rem - 1) / 2)) - 1u);
+      tail_masks_avx512(rem - 1, a_mx, a_my);
+    }
     pair(k, x, y, ax, ay, tail_even_avx512(below + k, rem), tail_even_avx512(above_up + k, rem),
-         tail_even_avx512(f_row + k, rem), tail_even_avx512(f_above + k, rem), __mmask8((1u << ((rem + 1) / 2)) - 1u),
-         mx, my);
+         tail_even_avx512(f_row + k, rem), tail_even_avx512(f_above + k, rem), points, mx, my, a_points, a_mx, a_my);
   }
+}
+
+/// relax_pair_run_avx512 over a whole run, its measure folded into acc
+/// (row i's lanes, then row i - 1's).
+template <bool L2, bool SOR>
+__attribute__((optimize("fp-contract=off"))) inline void relax_pair_avx512(
+    double* row, double* above, const double* below, const double* above_up, const double* f_row,
+    const double* f_above, index_t k0, index_t len, double row_left, double row_right, double above_left,
+    double above_right, double h2, double inv_diag, double omega, double& acc, const double* fetch_below = nullptr,
+    const double* fetch_f = nullptr) {
+  __m512d acc_row = _mm512_setzero_pd(), acc_above = _mm512_setzero_pd();
+  relax_pair_run_avx512<L2, SOR>(row, above, below, above_up, f_row, f_above, k0, len, row_left, row_right,
+                                 above_left, above_right, h2, inv_diag, omega, false, acc_row, acc_above, fetch_below,
+                                 fetch_f);
   fold_lanes_avx512<L2>(acc_row, acc);
   fold_lanes_avx512<L2>(acc_above, acc);
 }
@@ -379,6 +409,17 @@ inline double host_residual_cols(const View& u, const View& f, const View& r, co
   return first + host_residual_span(&u(idx(i, j_begin)), &u(idx(i - 1, j_begin)), &u(idx(i + 1, j_begin)),
                                     &f(idx(i, j_begin)), &r(r_idx(i, j_begin)), j_end - j_begin + 1, c, avx2);
 }
+
+/// How far ahead (bytes) the fused sweeps' walks prefetch the rows they
+/// stream from memory, u and f, into L2: bench_ocean rb_sweep at n = 4098
+/// on a 2-vCPU Emerald Rapids VM, 2 threads, alternating runs: row-major
+/// 18.3-19.2 ms without, 14.5-15.0 at 2 KiB ahead, 14.3-15.5 at 4 KiB,
+/// 14.1-14.5 at 8 KiB, 14.8-15.2 at 16 KiB; the block-major tile walk
+/// 17.7-23.1 ms without, 13.0-15.0 at 4 KiB, 13.5-14.1 at 8 KiB,
+/// 14.0-15.8 at 16 KiB (copying the grid: 6-9 ms meanwhile). The
+/// hardware prefetchers alone leave the walk's arithmetic and its memory
+/// traffic one after the other.
+inline constexpr index_t sweep_fetch_ahead = 8192;
 
 /// Where a block-major row walk fetches ahead: u `rows` rows below the
 /// row being relaxed and f one row less (what the walk reads next), if
@@ -491,18 +532,101 @@ inline void host_relax_pair(const View& u, const View& f, const Indexer& idx, in
       const double* f_row = &f(idx(i, ja));
       const double* f_above = &f(idx(i - 1, ja));
       const double rl = u(idx(i, j - 1)), rr = u(idx(i, jb)), al = u(idx(i - 1, j - 1)), ar = u(idx(i - 1, jb));
+      // Rows stored whole: the walk fetches sweep_fetch_ahead bytes ahead
+      // in the rows it reads first (block-major: prefetch_run's rows).
+      const double* fb = nullptr;
+      const double* ff = nullptr;
+      if (!std::is_same_v<Indexer, block_major_index> && prefetch_rows > 0) {
+        constexpr index_t ahead = sweep_fetch_ahead / index_t(sizeof(double));
+        fb = below + ahead, ff = f_row + ahead;
+      }
       if (c.omega == 1.0)
         relax_pair_avx512<l2, false>(row, above, below, above_up, f_row, f_above, j - ja, jb - ja, rl, rr, al, ar,
-                                     c.h2, c.inv_diag, c.omega, acc);
+                                     c.h2, c.inv_diag, c.omega, acc, fb, ff);
       else
         relax_pair_avx512<l2, true>(row, above, below, above_up, f_row, f_above, j - ja, jb - ja, rl, rr, al, ar,
-                                    c.h2, c.inv_diag, c.omega, acc);
+                                    c.h2, c.inv_diag, c.omega, acc, fb, ff);
     });
     return;
   }
 #endif
   host_relax_row<Measure>(u, f, idx, i, color, m, c, acc, simd, prefetch_rows);
   host_relax_row<Measure>(u, f, idx, i - 1, 1 - color, m, c, acc, simd, prefetch_rows);
+}
+
+#if SWEEP_HOST_MULTI
+#pragma GCC push_options
+#pragma GCC target("avx512f")
+/// host_relax_tile with AVX-512: `black(s)` says whether row s - 1's black
+/// points are taken with row s; `drop` leaves black column jb - 1. The
+/// point relaxed alone is built here too, with AVX-512's fused
+/// multiply-adds at hand: contraction off, as in the kernels.
+template <class Measure, bool SOR, class View, class Black>
+__attribute__((optimize("fp-contract=off"))) inline void relax_tile_avx512(const View& u, const View& f, const block_major_index& idx, index_t b0, index_t b1,
+                              index_t ja, index_t jb, bool drop, const Black& black, const stencil_coeffs& c,
+                              double& acc) {
+  constexpr bool l2 = std::is_same_v<Measure, l2_measure>;
+  __m512d acc_row = _mm512_setzero_pd(), acc_above = _mm512_setzero_pd();
+  const index_t len = jb - ja;
+  for (index_t s = b0; s < b1; ++s) {
+    const index_t k0 = (s + ja) & 1;  // red: s + j even
+    double* row = &u(idx(s, ja));
+    // The tiles are stored in the order walked: fetch what lies
+    // sweep_fetch_ahead bytes past this row's run, in u and f.
+    const char* pu = reinterpret_cast<const char*>(row) + sweep_fetch_ahead;
+    const char* pf = reinterpret_cast<const char*>(&f(idx(s, ja))) + sweep_fetch_ahead;
+    for (index_t b = 0; b < len * index_t(sizeof(double)); b += 64) {
+      __builtin_prefetch(pu + b, 0, 2);
+      __builtin_prefetch(pf + b, 0, 2);
+    }
+    const double* below = &u(idx(s + 1, ja));
+    const double* f_row = &f(idx(s, ja));
+    const double row_left = u(idx(s, ja + k0 - 1)), row_right = u(idx(s, jb));
+    if (!black(s)) {
+      if (k0 < len)
+        relax_run_avx512<l2, SOR>(row, &u(idx(s - 1, ja)), below, f_row, k0, len, row_left, row_right, c.h2,
+                                  c.inv_diag, c.omega, acc);
+      continue;
+    }
+    if (ja > 1 && ((s + ja) & 1) == 1) Measure::add(acc, relax_point(u, f, idx, s - 1, ja - 1, c));
+    if (k0 < len)
+      relax_pair_run_avx512<l2, SOR>(row, &u(idx(s - 1, ja)), below, &u(idx(s - 2, ja)), f_row, &f(idx(s - 1, ja)),
+                                     k0, len, row_left, row_right, u(idx(s - 1, ja + k0 - 1)), u(idx(s - 1, jb)),
+                                     c.h2, c.inv_diag, c.omega, drop, acc_row, acc_above);
+  }
+  fold_lanes_avx512<l2>(acc_row, acc);
+  fold_lanes_avx512<l2>(acc_above, acc);
+}
+#pragma GCC pop_options
+#endif
+/// One tile of the tile-by-tile fused sweep (rb_fused_tiles), block-major
+/// u and f: for each row s in [b0, b1), red row s on the tile's columns
+/// [ja, jb), then, if r0 < s - 1 < r1 - 1, black row s - 1 one column to
+/// the left, on [ja - 1, jb - 1) (to jb when jb - 1 is the last interior
+/// column m). With AVX-512 both rows are one relax_pair_run_avx512 walk
+/// over [ja, jb) that leaves black column jb - 1 to the next tile, and the
+/// black point in column ja - 1 (the previous tile's last column) is
+/// relaxed alone first; the measure's lanes are folded once per tile (an
+/// L2 measure may differ from a row-by-row fold in rounding).
+template <class Measure, class View>
+inline void host_relax_tile(const View& u, const View& f, const block_major_index& idx, index_t b0, index_t b1,
+                            index_t ja, index_t jb, index_t r0, index_t r1, index_t m, const stencil_coeffs& c,
+                            double& acc, int simd) {
+  const index_t ka = ja > 1 ? ja - 1 : 1, kb = jb == m + 1 ? jb : jb - 1;
+  const auto black = [&](index_t s) { return s - 1 > r0 && s - 1 < r1 - 1; };
+#if SWEEP_HOST_MULTI
+  if (simd >= 2) {
+    if (c.omega == 1.0)
+      relax_tile_avx512<Measure, false>(u, f, idx, b0, b1, ja, jb, kb < jb, black, c, acc);
+    else
+      relax_tile_avx512<Measure, true>(u, f, idx, b0, b1, ja, jb, kb < jb, black, c, acc);
+    return;
+  }
+#endif
+  for (index_t s = b0; s < b1; ++s) {
+    host_relax_cols<Measure>(u, f, idx, s, 0, ja, jb, c, acc, simd);
+    if (black(s)) host_relax_cols<Measure>(u, f, idx, s - 1, 1, ka, kb, c, acc, simd);
+  }
 }
 
 }  // namespace sweep::ocean::detail

@@ -7,7 +7,9 @@
 //                    in one pass over row strips (black row r - 1 right after
 //                    red row r, each strip's two edge rows of black after a
 //                    barrier), so u and f stream through memory once per
-//                    sweep; `schedule::phased` runs two passes over static 2D
+//                    sweep (block-major grids on the host: strips of tile
+//                    rows walked tile by tile in storage order, black one
+//                    column behind red); `schedule::phased` runs two passes over static 2D
 //                    tiles (MDRange), as the lecture's Ocean does. Both give
 //                    the same values bit for bit, as do both layouts.
 //   red_black_sweeps several red-black sweeps, bit for bit as many
@@ -41,6 +43,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 namespace sweep::ocean {
 
@@ -54,15 +57,29 @@ double red_black(const ExecSpace& space, const grid<MemorySpace>& u, const grid<
   if (o.order == schedule::fused) {
     using T = typename tuning<ExecSpace>::ocean;
     using Rows = typename stencil_backend<ExecSpace>::rows;
-    const index_t strip = o.strip_rows > 0 ? std::min(o.strip_rows, m) : T::strip_rows(space, m);
-    const index_t strips = (m + strip - 1) / strip;
+    index_t strip = o.strip_rows > 0 ? std::min(o.strip_rows, m) : T::strip_rows(space, m);
+    index_t strips = (m + strip - 1) / strip;
     const Rows rows = stencil_backend<ExecSpace>::make_rows();
-    rb_fused_strips<ExecSpace, Indexer, Measure, Rows> pass1{u.data(), f.data(), idx, c, m, strip, rows};
     rb_fused_edges<ExecSpace, Indexer, Measure, Rows> pass2{u.data(), f.data(), idx, c, m, strip, rows};
     double a = Measure::identity(), b = Measure::identity();
-    Kokkos::parallel_reduce("sweep::ocean::red_black_fused",
-                            Kokkos::TeamPolicy<ExecSpace>(space, strips, T::team_size), pass1,
-                            typename Measure::reducer(a));
+    if constexpr (std::is_same_v<Indexer, block_major_index> && sweep::detail::is_host_space_v<ExecSpace>) {
+      // Tile by tile: strips of whole tile rows, walked in storage order.
+      const index_t edge = index_t(1) << idx.shift;
+      strip = std::max(edge, (strip + edge / 2) / edge * edge);
+      strips = tile_strips(m, strip);
+      pass2.strip = strip;
+      pass2.tiles = true;
+      Kokkos::parallel_reduce("sweep::ocean::red_black_fused_tiles",
+                              Kokkos::TeamPolicy<ExecSpace>(space, strips, T::team_size),
+                              rb_fused_tiles<ExecSpace, Measure, Rows>{u.data(), f.data(), idx, c, m, strip, rows},
+                              typename Measure::reducer(a));
+    } else {
+      Kokkos::parallel_reduce("sweep::ocean::red_black_fused",
+                              Kokkos::TeamPolicy<ExecSpace>(space, strips, T::team_size),
+                              rb_fused_strips<ExecSpace, Indexer, Measure, Rows>{u.data(), f.data(), idx, c, m,
+                                                                                 strip, rows},
+                              typename Measure::reducer(a));
+    }
     Kokkos::parallel_reduce("sweep::ocean::red_black_edges",
                             Kokkos::TeamPolicy<ExecSpace>(space, 2 * strips, T::team_size), pass2,
                             typename Measure::reducer(b));

@@ -62,7 +62,19 @@ struct rb_fused_strips {
   }
 };
 
-/// Fused red-black, pass 2: the black edge rows r0 and r1 - 1 of each strip.
+/// The strips of the tile-by-tile fused sweep (rb_fused_tiles): they start
+/// on multiples of `strip` (the first on row 1) and the last one runs to
+/// the last interior row, so every strip boundary is a tile boundary.
+KOKKOS_INLINE_FUNCTION index_t tile_strips(index_t interior, index_t strip) {
+  return (interior + 1) / strip > 1 ? (interior + 1) / strip : 1;
+}
+KOKKOS_INLINE_FUNCTION void tile_strip(index_t k, index_t interior, index_t strip, index_t& r0, index_t& r1) {
+  r0 = k == 0 ? 1 : k * strip;
+  r1 = k + 1 == tile_strips(interior, strip) ? interior + 1 : (k + 1) * strip;
+}
+
+/// Fused red-black, pass 2: the black edge rows r0 and r1 - 1 of each strip
+/// (strips of `strip` rows from row 1, or rb_fused_tiles' strips).
 template <class ExecSpace, class Indexer, class Measure, class Rows>
 struct rb_fused_edges {
   using view = Kokkos::View<double*, typename ExecSpace::memory_space>;
@@ -72,15 +84,56 @@ struct rb_fused_edges {
   stencil_coeffs c;
   index_t interior = 0, strip = 0;
   Rows rows;  // the backend's row walker (stencil_backend<ExecSpace>::rows)
+  bool tiles = false;  // the strips of rb_fused_tiles
 
   KOKKOS_INLINE_FUNCTION void operator()(const member& team, double& acc) const {
     const index_t s = team.league_rank() / 2;
-    const index_t r0 = 1 + s * strip;
-    const index_t r1 = r0 + strip < interior + 1 ? r0 + strip : interior + 1;
+    index_t r0 = 1 + s * strip;
+    index_t r1 = r0 + strip < interior + 1 ? r0 + strip : interior + 1;
+    if (tiles) tile_strip(s, interior, strip, r0, r1);
     const index_t row = team.league_rank() % 2 == 0 ? r0 : r1 - 1;
     if (team.league_rank() % 2 == 1 && row == r0) return;  // one-row strip
     double local = Measure::identity();
     rows.template relax<Measure>(team, u, f, idx, row, 1, interior, c, local);
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { Measure::join(acc, local); });
+  }
+};
+
+/// Fused red-black, pass 1, tile by tile (block-major grids): one team per
+/// strip of rows [r0, r1) (tile_strip: strips start on tile rows), walking
+/// each band of tile rows one tile after the other, so u and f stream
+/// through memory in storage order. In the tile of columns [ja, jb) it
+/// takes, for each row s of the band, red row s on [ja, jb) and then black
+/// row s - 1 one column to the left, on [ja - 1, jb - 1) (the rows' relax_tile):
+/// black (i, j) is taken with the tile of column j + 1, after every red
+/// neighbour and before none that reads it (red (i, j + 1) comes with the
+/// same tile, earlier in it). The strip's black edge rows r0 and r1 - 1 are
+/// left to pass 2 (rb_fused_edges with the same strips). Every point gets
+/// the update of stencil.hpp from the values the row-by-row fused sweep
+/// gives it: the same grid bit for bit.
+template <class ExecSpace, class Measure, class Rows>
+struct rb_fused_tiles {
+  using view = Kokkos::View<double*, typename ExecSpace::memory_space>;
+  using member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  view u, f;
+  block_major_index idx;
+  stencil_coeffs c;
+  index_t interior = 0, strip = 0;  // strip: a multiple of the tile edge
+  Rows rows;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member& team, double& acc) const {
+    index_t r0 = 0, r1 = 0;
+    tile_strip(team.league_rank(), interior, strip, r0, r1);
+    const index_t edge = index_t(1) << idx.shift;
+    double local = Measure::identity();
+    for (index_t b0 = r0; b0 < r1;) {
+      const index_t b1 = (b0 | (edge - 1)) + 1 < r1 ? (b0 | (edge - 1)) + 1 : r1;  // the band's rows
+      for (index_t t0 = 0; t0 <= interior; t0 += edge) {
+        const index_t ja = t0 > 1 ? t0 : 1, jb = t0 + edge < interior + 1 ? t0 + edge : interior + 1;
+        rows.template relax_tile<Measure>(team, u, f, idx, b0, b1, ja, jb, r0, r1, interior, c, local);
+      }
+      b0 = b1;
+    }
     Kokkos::single(Kokkos::PerTeam(team), [&]() { Measure::join(acc, local); });
   }
 };
