@@ -152,7 +152,7 @@ TEST_CASE_TEMPLATE("temporally blocked sweeps equal the sweeps one by one, bit f
   for (std::int64_t n : {4, 6, 10, 34, 66, 130, 258}) {
     const field f0 = random_field(n, 31 + n);
     const field u0 = random_field(n, 37 + n);
-    for (const auto& lay : {layouts[0], layouts[2]})
+    for (const auto& lay : {layouts[0], layouts[1], layouts[2], layouts[3]})
       for (std::int64_t strip : {0, 1, 5, 16, 40})
         for (int sweeps : {1, 2, 3, 4, 5, 9}) {
           if (n > 66 && strip > 0 && strip < 16) continue;  // the small strips on small grids suffice
