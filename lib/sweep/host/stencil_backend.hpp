@@ -53,6 +53,8 @@ struct stencil_backend<ExecSpace, sweep::detail::host_kind> {
 
   struct rows {
     int simd = 0;  // host_row_simd()
+    // Block-major row walks fetch this many rows ahead; 0 (cached()) also
+    // turns off the row-major pairs' sweep_fetch_ahead.
     index_t prefetch_rows = tuning<ExecSpace>::ocean::block_prefetch_rows;
     template <class Measure, class Member, class View, class Indexer>
     KOKKOS_INLINE_FUNCTION void relax(const Member& team, const View& u, const View& f, const Indexer& idx,

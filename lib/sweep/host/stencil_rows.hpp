@@ -8,8 +8,10 @@
 // and blend), the run's first and last points through the indexer. Every
 // lane performs the scalar operations in the scalar order (no FMA
 // contraction: the regions are built with fp-contract off), so the grids
-// are bit-identical to the portable kernel. Block-major walks prefetch
-// the tile rows they read next (row_prefetch).
+// are bit-identical to the portable kernel. Block-major row walks
+// prefetch the tile rows they read next (row_prefetch); the fused sweep's
+// walks (row pairs of row-major grids, the tile walk of block-major ones)
+// prefetch sweep_fetch_ahead bytes ahead.
 #pragma once
 
 #include <sweep/host/isa.hpp>
@@ -562,9 +564,9 @@ inline void host_relax_pair(const View& u, const View& f, const Indexer& idx, in
 /// point relaxed alone is built here too, with AVX-512's fused
 /// multiply-adds at hand: contraction off, as in the kernels.
 template <class Measure, bool SOR, class View, class Black>
-__attribute__((optimize("fp-contract=off"))) inline void relax_tile_avx512(const View& u, const View& f, const block_major_index& idx, index_t b0, index_t b1,
-                              index_t ja, index_t jb, bool drop, const Black& black, const stencil_coeffs& c,
-                              double& acc) {
+__attribute__((optimize("fp-contract=off"))) inline void relax_tile_avx512(
+    const View& u, const View& f, const block_major_index& idx, index_t b0, index_t b1, index_t ja, index_t jb,
+    bool drop, const Black& black, const stencil_coeffs& c, double& acc) {
   constexpr bool l2 = std::is_same_v<Measure, l2_measure>;
   __m512d acc_row = _mm512_setzero_pd(), acc_above = _mm512_setzero_pd();
   const index_t len = jb - ja;
