@@ -268,15 +268,18 @@ __attribute__((optimize("fp-contract=off"))) inline void relax_pair_run_avx512(
   const __m512d vh2 = _mm512_set1_pd(h2), vinv = _mm512_set1_pd(inv_diag), vom = _mm512_set1_pd(omega);
   const __m512i even = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0), odd = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
   __m512d carry_row = _mm512_set1_pd(row_left), carry_above = _mm512_set1_pd(above_left);
+  // The lanes stay in registers through the walk (through the references,
+  // each step would store and reload them: a chain through memory).
+  __m512d lanes_row = acc_row, lanes_above = acc_above;
   auto pair = [&](index_t k, __m512d x, __m512d y, __m512d ax, __m512d ay, __m512d u_dn, __m512d a_up, __m512d ff,
                   __m512d fa, __mmask8 points, __mmask8 mx, __mmask8 my, __mmask8 a_points, __mmask8 a_mx,
                   __mmask8 a_my) {
     const __m512d a_old = _mm512_permutex2var_pd(ax, even, ay);  // row i - 1 at the points: row i's up
     const __m512d next = relax_step_split_avx512<L2, SOR>(row + k, _mm512_permutex2var_pd(x, even, y),
                                                           _mm512_permutex2var_pd(x, odd, y), a_old, u_dn, ff,
-                                                          points, mx, my, vh2, vinv, vom, carry_row, acc_row);
+                                                          points, mx, my, vh2, vinv, vom, carry_row, lanes_row);
     relax_step_split_avx512<L2, SOR>(above + k, a_old, _mm512_permutex2var_pd(ax, odd, ay), a_up, next, fa,
-                                     a_points, a_mx, a_my, vh2, vinv, vom, carry_above, acc_above);
+                                     a_points, a_mx, a_my, vh2, vinv, vom, carry_above, lanes_above);
   };
   auto split = [&](const double* p, index_t k) {
     return _mm512_permutex2var_pd(_mm512_loadu_pd(p + k), even, _mm512_loadu_pd(p + k + 8));
@@ -309,6 +312,8 @@ __attribute__((optimize("fp-contract=off"))) inline void relax_pair_run_avx512(
     pair(k, x, y, ax, ay, tail_even_avx512(below + k, rem), tail_even_avx512(above_up + k, rem),
          tail_even_avx512(f_row + k, rem), tail_even_avx512(f_above + k, rem), points, mx, my, a_points, a_mx, a_my);
   }
+  acc_row = lanes_row;
+  acc_above = lanes_above;
 }
 
 /// relax_pair_run_avx512 over a whole run, its measure folded into acc
