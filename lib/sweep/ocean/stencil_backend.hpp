@@ -64,24 +64,6 @@ struct stencil_backend {
           typename Measure::reducer(row));
       Measure::join(acc, row);
     }
-    /// One tile of the tile-by-tile fused sweep (rb_fused_tiles): for each
-    /// row s in [b0, b1), red row s on [ja, jb), then, if r0 < s - 1 < r1 -
-    /// 1, black row s - 1 on [ja - 1, jb - 1) (to jb when jb is past the
-    /// last interior column).
-    template <class Measure, class Member, class View, class Indexer>
-    KOKKOS_INLINE_FUNCTION void relax_tile(const Member& team, const View& u, const View& f, const Indexer& idx,
-                                           index_t b0, index_t b1, index_t ja, index_t jb, index_t r0, index_t r1,
-                                           index_t interior, const stencil_coeffs& c, double& acc) const {
-      const index_t ka = ja > 1 ? ja - 1 : 1, kb = jb == interior + 1 ? jb : jb - 1;
-      for (index_t s = b0; s < b1; ++s) {
-        relax_cols<Measure>(team, u, f, idx, s, 0, ja, jb, c, acc);
-        team.team_barrier();
-        if (s - 1 > r0 && s - 1 < r1 - 1) {
-          relax_cols<Measure>(team, u, f, idx, s - 1, 1, ka, kb, c, acc);
-          team.team_barrier();
-        }
-      }
-    }
     /// The walker for rows a kernel has already brought into cache (the
     /// later half-steps of a temporally blocked pass): the same here.
     KOKKOS_INLINE_FUNCTION rows cached() const { return *this; }

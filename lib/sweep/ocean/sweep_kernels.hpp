@@ -99,7 +99,8 @@ struct rb_fused_edges {
   }
 };
 
-/// Fused red-black, pass 1, tile by tile (block-major grids): one team per
+/// Fused red-black, pass 1, tile by tile (block-major grids on host spaces,
+/// whose row walker has relax_tile: host/stencil_backend.hpp): one team per
 /// strip of rows [r0, r1) (tile_strip: strips start on tile rows), walking
 /// each band of tile rows one tile after the other, so u and f stream
 /// through memory in storage order. In the tile of columns [ja, jb) it
