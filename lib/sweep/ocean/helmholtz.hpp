@@ -28,7 +28,8 @@ struct sweep_options {
   double omega = 1.0;           // SOR weight in (0, 2); 1 is Gauss-Seidel
   norm measure = norm::max;     // measure of the update the sweep returns
   schedule order = schedule::fused;
-  index_t strip_rows = 0;       // fused: rows per strip (0: from the space's policy)
+  index_t strip_rows = 0;       // fused: rows per strip (0: from the space's policy; a block-major
+                                // grid's single sweep on the host rounds it to whole tile rows)
   index_t tile_rows = 0;        // phased / Jacobi: MDRange tile (0: policy)
   index_t tile_cols = 0;
 };
