@@ -436,6 +436,16 @@ struct row_prefetch {
   index_t last_row = -1;
 };
 
+/// Prefetches into L2 the lines of `count` values from pu and from pf.
+inline void prefetch_lines(const double* pu, const double* pf, index_t count) {
+  const char* a = reinterpret_cast<const char*>(pu);
+  const char* b = reinterpret_cast<const char*>(pf);
+  for (index_t k = 0; k < count * index_t(sizeof(double)); k += 64) {
+    __builtin_prefetch(a + k, 0, 2);
+    __builtin_prefetch(b + k, 0, 2);
+  }
+}
+
 /// Block-major walks: fetches the run [ja, jb) of the rows the walk of row
 /// i reads `ahead.rows` rows on (into L2). Each tile row is a run of its
 /// own, so one row visits every tile of a row of tiles: more streams than
@@ -446,12 +456,7 @@ inline void prefetch_run(const View& u, const View& f, const Indexer& idx, index
   if constexpr (std::is_same_v<Indexer, block_major_index>) {
     const index_t ahead_row = i + ahead.rows;
     if (ahead.rows > 0 && ahead_row <= ahead.last_row) {
-      const char* pu = reinterpret_cast<const char*>(u.data() + idx(ahead_row, ja));
-      const char* pf = reinterpret_cast<const char*>(f.data() + idx(ahead_row - 1, ja));
-      for (index_t b = 0; b < (jb - ja) * index_t(sizeof(double)); b += 64) {
-        __builtin_prefetch(pu + b, 0, 2);
-        __builtin_prefetch(pf + b, 0, 2);
-      }
+      prefetch_lines(u.data() + idx(ahead_row, ja), f.data() + idx(ahead_row - 1, ja), jb - ja);
     }
   } else {
     (void)u, (void)f, (void)idx, (void)i, (void)ja, (void)jb, (void)ahead;
@@ -578,16 +583,12 @@ __attribute__((optimize("fp-contract=off"))) inline void relax_tile_avx512(
   for (index_t s = b0; s < b1; ++s) {
     const index_t k0 = (s + ja) & 1;  // red: s + j even
     double* row = &u(idx(s, ja));
-    // The tiles are stored in the order walked: fetch what lies
-    // sweep_fetch_ahead bytes past this row's run, in u and f.
-    const char* pu = reinterpret_cast<const char*>(row) + sweep_fetch_ahead;
-    const char* pf = reinterpret_cast<const char*>(&f(idx(s, ja))) + sweep_fetch_ahead;
-    for (index_t b = 0; b < len * index_t(sizeof(double)); b += 64) {
-      __builtin_prefetch(pu + b, 0, 2);
-      __builtin_prefetch(pf + b, 0, 2);
-    }
     const double* below = &u(idx(s + 1, ja));
     const double* f_row = &f(idx(s, ja));
+    // The tiles are stored in the order walked: fetch what lies
+    // sweep_fetch_ahead bytes past this row's run, in u and f.
+    constexpr index_t ahead = sweep_fetch_ahead / index_t(sizeof(double));
+    prefetch_lines(row + ahead, f_row + ahead, len);
     const double row_left = u(idx(s, ja + k0 - 1)), row_right = u(idx(s, jb));
     if (!black(s)) {
       if (k0 < len)
