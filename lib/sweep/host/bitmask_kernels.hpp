@@ -109,11 +109,12 @@ inline constexpr int sparse_bits = 8;
 
 /// Positions of set bits from sparse words, moved in one branch-free loop
 /// (many independent loads in flight, where a loop per word would stall
-/// on its mispredicted exit with the loads behind it). With Ahead == 0
-/// append prefetches each position's line as it queues it; otherwise the
-/// moves prefetch the line Ahead positions on (the last Ahead positions of
-/// the queue fetch the last line again).
-template <class T, bool Write, int Ahead = 0>
+/// on its mispredicted exit with the loads behind it). With Ahead == 0 and
+/// Fetch, append prefetches each position's line as it queues it; with
+/// Ahead > 0 the moves prefetch the line Ahead positions on (the last
+/// Ahead positions of the queue fetch the last line again); otherwise no
+/// line is fetched before its move.
+template <class T, bool Write, int Ahead = 0, bool Fetch = true>
 struct sparse_queue {
   static constexpr int capacity = 512;
   const T* target;  // the expanded array, prefetched
@@ -123,20 +124,29 @@ struct sparse_queue {
   explicit sparse_queue(const T* expanded) : target(expanded) {}
 
   void push(index_t p) {
-    __builtin_prefetch(target + p, Write ? 1 : 0);
+    if constexpr (Fetch) __builtin_prefetch(target + p, Write ? 1 : 0);
     pos[size++] = p;
   }
-  /// Appends the set bits of w (at most sparse_bits) at base + bit: the
-  /// first unconditionally (counted only when w != 0), the rest in a loop
-  /// that rarely runs on sparse masks.
+  /// Appends the set bits of w (at most sparse_bits) at base + bit. With
+  /// Fetch the first is stored unconditionally (counted only when w != 0)
+  /// and the rest in a loop that rarely runs on sparse masks; without, the
+  /// first three (an empty word's tzcnt is 64: stored, not counted), so the
+  /// loop, and its mispredicted exit, only comes with four or more.
   void append(index_t base, std::uint64_t w) {
-    const index_t p = base + static_cast<index_t>(_tzcnt_u64(w));
-    pos[size] = p;
-    // An empty word fetches the array's first line (kept in cache) instead
-    // of a line it does not need: a select, not a branch.
-    __builtin_prefetch(target + (w != 0 ? p : 0), Write ? 1 : 0);
-    size += w != 0;
-    for (w = _blsr_u64(w); w != 0; w = _blsr_u64(w)) push(base + static_cast<index_t>(_tzcnt_u64(w)));
+    if constexpr (Fetch) {
+      const index_t p = base + static_cast<index_t>(_tzcnt_u64(w));
+      pos[size] = p;
+      // An empty word fetches the array's first line (kept in cache)
+      // instead of a line it does not need: a select, not a branch.
+      __builtin_prefetch(target + (w != 0 ? p : 0), Write ? 1 : 0);
+      size += w != 0;
+      for (w = _blsr_u64(w); w != 0; w = _blsr_u64(w)) push(base + static_cast<index_t>(_tzcnt_u64(w)));
+    } else {
+      const int count = static_cast<int>(_mm_popcnt_u64(w));
+      for (int t = 0; t < 3; ++t, w = _blsr_u64(w)) pos[size + t] = base + static_cast<index_t>(_tzcnt_u64(w));
+      for (int t = size + 3; w != 0; w = _blsr_u64(w)) pos[t++] = base + static_cast<index_t>(_tzcnt_u64(w));
+      size += count;
+    }
   }
   void prefetch_ahead(int t) const {
     if constexpr (Ahead > 0) {
@@ -169,11 +179,24 @@ struct sparse_queue {
 #undef SWEEP_BITMASK_WALK_LEVEL
 using walk_avx2::walk_words;
 
-template <class T>
-void avx2_pack_words(const host_mask& m, index_t w0, index_t w1, const T* in, T* out, T* out_limit) {
+/// Ranges with fewer set bits per thousand than this queue their sparse
+/// words without prefetching (sparse_queue's Fetch off): on an AVX2-only
+/// EPYC (2 threads, 2^26 int32), bench_bitmask's rank_select pack at 1%
+/// took 4.5-5.1 against 5.4-6.5 ms with the prefetching queue, unpack
+/// 4.4-5.2 against 5.5-6.2 (four runs alternated, twice in each order);
+/// in a driver with both queues the two ran alike at 0.5% and 3%, and the
+/// prefetching one was the faster at 4% (12.8-13.1 against 13.4 ms).
+inline constexpr int avx2_fetch_permille = 30;
+
+/// Whether a range of `bits` mask bits with `ones` set takes the queue
+/// that prefetches as it appends.
+inline bool avx2_queue_fetches(index_t ones, index_t bits) { return 1000 * ones >= avx2_fetch_permille * bits; }
+
+template <class Queue, class T>
+void avx2_pack_walk(const host_mask& m, index_t w0, index_t w1, const T* in, T* out, T* out_limit) {
   constexpr int lanes = 32 / sizeof(T);
   const auto& tab = lane_tables<lanes>::get();
-  sparse_queue<T, false> queue(in);
+  Queue queue(in);
   walk_words(
       m, w0, w1, queue, [&] { out = queue.gather(in, out); },
       [&](index_t j, std::uint64_t w) {
@@ -203,11 +226,18 @@ void avx2_pack_words(const host_mask& m, index_t w0, index_t w1, const T* in, T*
 }
 
 template <class T>
-void avx2_unpack_words(const host_mask& m, index_t w0, index_t w1, const T* in, const T* in_end, T* out) {
+void avx2_pack_words(const host_mask& m, index_t w0, index_t w1, const T* in, T* out, T* out_limit) {
+  if (avx2_queue_fetches(out_limit - out, 64 * (w1 - w0)))
+    return avx2_pack_walk<sparse_queue<T, false>>(m, w0, w1, in, out, out_limit);
+  avx2_pack_walk<sparse_queue<T, false, 0, false>>(m, w0, w1, in, out, out_limit);
+}
+
+template <class Queue, class T>
+void avx2_unpack_walk(const host_mask& m, index_t w0, index_t w1, const T* in, const T* in_end, T* out) {
   constexpr int lanes = 32 / sizeof(T);
   const auto& tab = lane_tables<lanes>::get();
   const __m256i bits = _mm256_load_si256(reinterpret_cast<const __m256i*>(tab.bit[0].data()));
-  sparse_queue<T, true> queue(out);
+  Queue queue(out);
   walk_words(
       m, w0, w1, queue, [&] { in = queue.scatter(in, out); },
       [&](index_t j, std::uint64_t w) {
@@ -238,6 +268,13 @@ void avx2_unpack_words(const host_mask& m, index_t w0, index_t w1, const T* in, 
           }
         }
       });
+}
+
+template <class T>
+void avx2_unpack_words(const host_mask& m, index_t w0, index_t w1, const T* in, const T* in_end, T* out) {
+  if (avx2_queue_fetches(in_end - in, 64 * (w1 - w0)))
+    return avx2_unpack_walk<sparse_queue<T, true>>(m, w0, w1, in, in_end, out);
+  avx2_unpack_walk<sparse_queue<T, true, 0, false>>(m, w0, w1, in, in_end, out);
 }
 #pragma GCC pop_options
 
