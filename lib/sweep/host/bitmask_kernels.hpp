@@ -107,14 +107,19 @@ struct lane_tables {
 /// Words with at most this many set bits are moved through the queue.
 inline constexpr int sparse_bits = 8;
 
+/// Where sparse_queue's append sends each position's line: to L1
+/// (prefetcht0, or prefetchw for the scatter), to L2 (prefetcht2, a read
+/// prefetch for the scatter too: an unshared line arrives exclusive, and
+/// the store needs no second request), or nowhere.
+enum class queue_fetch { l1, l2, none };
+
 /// Positions of set bits from sparse words, moved in one branch-free loop
 /// (many independent loads in flight, where a loop per word would stall
-/// on its mispredicted exit with the loads behind it). With Ahead == 0 and
-/// Fetch, append prefetches each position's line as it queues it; with
-/// Ahead > 0 the moves prefetch the line Ahead positions on (the last
-/// Ahead positions of the queue fetch the last line again); otherwise no
-/// line is fetched before its move.
-template <class T, bool Write, int Ahead = 0, bool Fetch = true>
+/// on its mispredicted exit with the loads behind it). With Ahead == 0
+/// append prefetches each position's line as it queues it (Fetch says
+/// where); with Ahead > 0 the moves prefetch the line Ahead positions on
+/// (the last Ahead positions of the queue fetch the last line again).
+template <class T, bool Write, int Ahead = 0, queue_fetch Fetch = queue_fetch::l1>
 struct sparse_queue {
   static constexpr int capacity = 512;
   const T* target;  // the expanded array, prefetched
@@ -123,22 +128,27 @@ struct sparse_queue {
 
   explicit sparse_queue(const T* expanded) : target(expanded) {}
 
+  static void fetch(const T* p) {
+    if constexpr (Fetch == queue_fetch::l1) __builtin_prefetch(p, Write ? 1 : 0, 3);
+    if constexpr (Fetch == queue_fetch::l2) __builtin_prefetch(p, 0, 1);
+  }
   void push(index_t p) {
-    if constexpr (Fetch) __builtin_prefetch(target + p, Write ? 1 : 0);
+    fetch(target + p);
     pos[size++] = p;
   }
-  /// Appends the set bits of w (at most sparse_bits) at base + bit. With
-  /// Fetch the first is stored unconditionally (counted only when w != 0)
-  /// and the rest in a loop that rarely runs on sparse masks; without, the
-  /// first three (an empty word's tzcnt is 64: stored, not counted), so the
-  /// loop, and its mispredicted exit, only comes with four or more.
+  /// Appends the set bits of w (at most sparse_bits) at base + bit. When
+  /// it prefetches, the first is stored unconditionally (counted only when
+  /// w != 0) and the rest in a loop that rarely runs on sparse masks;
+  /// otherwise the first three (an empty word's tzcnt is 64: stored, not
+  /// counted), so the loop, and its mispredicted exit, only comes with four
+  /// or more.
   void append(index_t base, std::uint64_t w) {
-    if constexpr (Fetch) {
+    if constexpr (Fetch != queue_fetch::none) {
       const index_t p = base + static_cast<index_t>(_tzcnt_u64(w));
       pos[size] = p;
       // An empty word fetches the array's first line (kept in cache)
       // instead of a line it does not need: a select, not a branch.
-      __builtin_prefetch(target + (w != 0 ? p : 0), Write ? 1 : 0);
+      fetch(target + (w != 0 ? p : 0));
       size += w != 0;
       for (w = _blsr_u64(w); w != 0; w = _blsr_u64(w)) push(base + static_cast<index_t>(_tzcnt_u64(w)));
     } else {
@@ -179,18 +189,23 @@ struct sparse_queue {
 #undef SWEEP_BITMASK_WALK_LEVEL
 using walk_avx2::walk_words;
 
-/// Ranges with fewer set bits per thousand than this queue their sparse
-/// words without prefetching (sparse_queue's Fetch off): on an AVX2-only
-/// EPYC (2 threads, 2^26 int32), bench_bitmask's rank_select pack at 1%
-/// took 4.5-5.1 against 5.4-6.5 ms with the prefetching queue, unpack
-/// 4.4-5.2 against 5.5-6.2 (four runs alternated, twice in each order);
-/// in a driver with both queues the two ran alike at 0.5% and 3%, and the
-/// prefetching one was the faster at 4% (12.8-13.1 against 13.4 ms).
-inline constexpr int avx2_fetch_permille = 30;
+/// The AVX2 walk's queue by the range's density (set bits per thousand).
+/// Below avx2_l2_fetch_permille it prefetches into L2: on an AVX2-only EPYC
+/// (2 threads), bench_bitmask's rank_select at 2^26 int32, pack at 4% took
+/// 9.5-9.8 against 12.6-13.7 ms with prefetches into L1, at 1% 5.1-5.3
+/// against 5.7-6.2 (alternated twice); unpack at 4% 10.4-11.9 against
+/// 13.9-14.1; a driver with both queues put pack at 0.5% and 2% ahead too
+/// (2.7-2.8 against 2.8-3.2 ms, 6.1-6.4 against 8.4-11.1) and behind at 10%
+/// (11.1-11.9 against 10.5-11.2), as bench_bitmask put both moves at 10%.
+/// Below avx2_unfetched_permille unpack does not prefetch at all: at 1%
+/// 4.3-4.6 against 5.7-5.8 ms with prefetchw, and 4.8-5.0 against 5.4-5.5
+/// with the L2 read prefetch; at 4% no prefetch took 14.4-14.5 ms.
+inline constexpr int avx2_l2_fetch_permille = 60;
+inline constexpr int avx2_unfetched_permille = 30;
 
-/// Whether a range of `bits` mask bits with `ones` set takes the queue
-/// that prefetches as it appends.
-inline bool avx2_queue_fetches(index_t ones, index_t bits) { return 1000 * ones >= avx2_fetch_permille * bits; }
+/// Whether `ones` set bits in a range of `bits` are fewer than `permille`
+/// per thousand.
+inline bool sparser_than(index_t ones, index_t bits, int permille) { return 1000 * ones < permille * bits; }
 
 template <class Queue, class T>
 void avx2_pack_walk(const host_mask& m, index_t w0, index_t w1, const T* in, T* out, T* out_limit) {
@@ -227,9 +242,9 @@ void avx2_pack_walk(const host_mask& m, index_t w0, index_t w1, const T* in, T* 
 
 template <class T>
 void avx2_pack_words(const host_mask& m, index_t w0, index_t w1, const T* in, T* out, T* out_limit) {
-  if (avx2_queue_fetches(out_limit - out, 64 * (w1 - w0)))
-    return avx2_pack_walk<sparse_queue<T, false>>(m, w0, w1, in, out, out_limit);
-  avx2_pack_walk<sparse_queue<T, false, 0, false>>(m, w0, w1, in, out, out_limit);
+  if (sparser_than(out_limit - out, 64 * (w1 - w0), avx2_l2_fetch_permille))
+    return avx2_pack_walk<sparse_queue<T, false, 0, queue_fetch::l2>>(m, w0, w1, in, out, out_limit);
+  avx2_pack_walk<sparse_queue<T, false>>(m, w0, w1, in, out, out_limit);
 }
 
 template <class Queue, class T>
@@ -272,9 +287,11 @@ void avx2_unpack_walk(const host_mask& m, index_t w0, index_t w1, const T* in, c
 
 template <class T>
 void avx2_unpack_words(const host_mask& m, index_t w0, index_t w1, const T* in, const T* in_end, T* out) {
-  if (avx2_queue_fetches(in_end - in, 64 * (w1 - w0)))
-    return avx2_unpack_walk<sparse_queue<T, true>>(m, w0, w1, in, in_end, out);
-  avx2_unpack_walk<sparse_queue<T, true, 0, false>>(m, w0, w1, in, in_end, out);
+  if (sparser_than(in_end - in, 64 * (w1 - w0), avx2_unfetched_permille))
+    return avx2_unpack_walk<sparse_queue<T, true, 0, queue_fetch::none>>(m, w0, w1, in, in_end, out);
+  if (sparser_than(in_end - in, 64 * (w1 - w0), avx2_l2_fetch_permille))
+    return avx2_unpack_walk<sparse_queue<T, true, 0, queue_fetch::l2>>(m, w0, w1, in, in_end, out);
+  avx2_unpack_walk<sparse_queue<T, true>>(m, w0, w1, in, in_end, out);
 }
 #pragma GCC pop_options
 
