@@ -57,18 +57,20 @@ double red_black(const ExecSpace& space, const grid<MemorySpace>& u, const grid<
   if (o.order == schedule::fused) {
     using T = typename tuning<ExecSpace>::ocean;
     using Rows = typename stencil_backend<ExecSpace>::rows;
+    // Block-major grids on host spaces go tile by tile (rb_fused_tiles):
+    // strips of whole tile rows, walked in storage order.
+    constexpr bool by_tiles =
+        std::is_same_v<Indexer, block_major_index> && sweep::detail::is_host_space_v<ExecSpace>;
     index_t strip = o.strip_rows > 0 ? std::min(o.strip_rows, m) : T::strip_rows(space, m);
-    index_t strips = (m + strip - 1) / strip;
-    const Rows rows = stencil_backend<ExecSpace>::make_rows();
-    rb_fused_edges<ExecSpace, Indexer, Measure, Rows> pass2{u.data(), f.data(), idx, c, m, strip, rows};
-    double a = Measure::identity(), b = Measure::identity();
-    if constexpr (std::is_same_v<Indexer, block_major_index> && sweep::detail::is_host_space_v<ExecSpace>) {
-      // Tile by tile: strips of whole tile rows, walked in storage order.
+    if constexpr (by_tiles) {
       const index_t edge = index_t(1) << idx.shift;
       strip = std::max(edge, (strip + edge / 2) / edge * edge);
-      strips = tile_strips(m, strip);
-      pass2.strip = strip;
-      pass2.tiles = true;
+    }
+    const index_t strips = by_tiles ? tile_strips(m, strip) : (m + strip - 1) / strip;
+    const Rows rows = stencil_backend<ExecSpace>::make_rows();
+    const rb_fused_edges<ExecSpace, Indexer, Measure, Rows> pass2{u.data(), f.data(), idx, c, m, strip, rows, by_tiles};
+    double a = Measure::identity(), b = Measure::identity();
+    if constexpr (by_tiles) {
       Kokkos::parallel_reduce("sweep::ocean::red_black_fused_tiles",
                               Kokkos::TeamPolicy<ExecSpace>(space, strips, T::team_size),
                               rb_fused_tiles<ExecSpace, Measure, Rows>{u.data(), f.data(), idx, c, m, strip, rows},

@@ -88,9 +88,9 @@ struct rb_fused_edges {
 
   KOKKOS_INLINE_FUNCTION void operator()(const member& team, double& acc) const {
     const index_t s = team.league_rank() / 2;
-    index_t r0 = 1 + s * strip;
-    index_t r1 = r0 + strip < interior + 1 ? r0 + strip : interior + 1;
+    index_t r0 = 1 + s * strip, r1 = 0;
     if (tiles) tile_strip(s, interior, strip, r0, r1);
+    else r1 = r0 + strip < interior + 1 ? r0 + strip : interior + 1;
     const index_t row = team.league_rank() % 2 == 0 ? r0 : r1 - 1;
     if (team.league_rank() % 2 == 1 && row == r0) return;  // one-row strip
     double local = Measure::identity();
