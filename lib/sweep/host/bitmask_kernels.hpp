@@ -190,16 +190,18 @@ struct sparse_queue {
 using walk_avx2::walk_words;
 
 /// The AVX2 walk's queue by the range's density (set bits per thousand).
-/// Below avx2_l2_fetch_permille it prefetches into L2: on an AVX2-only EPYC
-/// (2 threads), bench_bitmask's rank_select at 2^26 int32, pack at 4% took
-/// 9.5-9.8 against 12.6-13.7 ms with prefetches into L1, at 1% 5.1-5.3
-/// against 5.7-6.2 (alternated twice); unpack at 4% 10.4-11.9 against
-/// 13.9-14.1; a driver with both queues put pack at 0.5% and 2% ahead too
-/// (2.7-2.8 against 2.8-3.2 ms, 6.1-6.4 against 8.4-11.1) and behind at 10%
-/// (11.1-11.9 against 10.5-11.2), as bench_bitmask put both moves at 10%.
-/// Below avx2_unfetched_permille unpack does not prefetch at all: at 1%
-/// 4.3-4.6 against 5.7-5.8 ms with prefetchw, and 4.8-5.0 against 5.4-5.5
-/// with the L2 read prefetch; at 4% no prefetch took 14.4-14.5 ms.
+/// Below avx2_l2_fetch_permille it prefetches into L2, and unpack below
+/// avx2_unfetched_permille does not prefetch at all. On an AVX2-only EPYC
+/// (2 threads; benchmarks/results/cpu-2core-epyc-avx2/bitmask_avx2_queue_ab/,
+/// bench_bitmask's rank_select at 2^26 int32, against the L1 queue before):
+/// pack at 4% 10.0-10.4 against 13.6-14.5 ms, at 1% 5.4-5.5 against
+/// 5.9; unpack at 4% 11.0-11.6 against 13.3-13.4, at 1% 4.9-5.5 against
+/// 6.2-6.4. In a driver with the queues side by side, pack into L2 ran
+/// ahead at 0.5% and 2% too (2.7-2.8 against 2.8-3.2 ms, 6.1-6.4 against
+/// 8.4-11.1) and behind at 10% (11.1-11.9 against 10.5-11.2). In the runs
+/// that set the thresholds, unpack at 1% took 4.8-5.0 ms without a
+/// prefetch against 5.4-5.5 with the L2 read prefetch, and at 4% 14.4-14.5
+/// without one against 12.0-13.2 with prefetchw.
 inline constexpr int avx2_l2_fetch_permille = 60;
 inline constexpr int avx2_unfetched_permille = 30;
 
