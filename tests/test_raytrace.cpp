@@ -42,7 +42,7 @@ bool same_hit(const rt::hit& a, const rt::hit& b) {
 
 std::vector<rt::trace_options> all_modes() {
   std::vector<rt::trace_options> out;
-  out.push_back({rt::trace_mode::single, 64, 0.5f, 2});
+  for (auto isa : packet_isas()) out.push_back({rt::trace_mode::single, 64, 0.5f, 2, isa});
   for (auto isa : packet_isas())
     for (int size : {8, 16, 32, 64}) {
       out.push_back({rt::trace_mode::packet, size, 0.5f, 2, isa});
@@ -190,13 +190,18 @@ TEST_CASE_TEMPLATE("BVH invariants: boxes contain children and triangles, leaves
         same = same && tris[k].a.x == m.vertices[std::size_t(t[0])].x && tris[k].c.z == m.vertices[std::size_t(t[2])].z;
       }
       CHECK(same);
-      // 4-wide nodes: every slot's box contains what it points to.
+      // Wide nodes: every slot's box contains what it points to, and the
+      // greedy collapse fills all W slots unless every child is a leaf.
+      constexpr int W = rt::bvh<Space>::wide_width;
       const auto wide = to_host(tree.wide_nodes());
       const auto blocks = to_host(tree.triangle_blocks());
-      bool wide_ok = true;
+      bool wide_ok = true, filled = true;
       std::size_t wide_tris = 0;
-      for (const auto& w : wide)
-        for (int c = 0; c < 4; ++c) {
+      for (const auto& w : wide) {
+        int used = 0, inner = 0;
+        for (int c = 0; c < W; ++c) used += w.count[c] >= 0, inner += w.count[c] == 0;
+        filled = filled && (used == W || inner == 0);
+        for (int c = 0; c < W; ++c) {
           if (w.count[c] < 0) continue;
           const rt::aabb slot{{w.lo_x[c], w.lo_y[c], w.lo_z[c]}, {w.hi_x[c], w.hi_y[c], w.hi_z[c]}};
           if (w.count[c] > 0) {
@@ -211,12 +216,14 @@ TEST_CASE_TEMPLATE("BVH invariants: boxes contain children and triangles, leaves
             }
           } else {
             const auto& ch = wide[std::size_t(w.child[c])];
-            for (int g = 0; g < 4; ++g)
+            for (int g = 0; g < W; ++g)
               if (ch.count[g] >= 0)
                 wide_ok = wide_ok && slot.contains({{ch.lo_x[g], ch.lo_y[g], ch.lo_z[g]}, {ch.hi_x[g], ch.hi_y[g], ch.hi_z[g]}});
           }
         }
+      }
       CHECK(wide_ok);
+      CHECK(filled);
       CHECK(wide_tris == m.triangles.size());
     }
   }

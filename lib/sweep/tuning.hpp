@@ -18,6 +18,16 @@
 
 namespace sweep {
 
+namespace detail {
+/// Levels a ray tracer's binary BVH can have: at most
+/// bvh_options::median_depth (<= 64) levels of SAH splits, then halving
+/// splits of at most 2^29 triangles down to one per leaf (30 levels), and
+/// the root. A wide BVH collapsed from it has no more levels (each wide
+/// level takes at least one binary level), so a single-ray walk never holds
+/// more than (W - 1) x this many pending entries.
+constexpr int raytrace_max_binary_depth = 64 + 30 + 1;
+}  // namespace detail
+
 template <class ExecSpace, class Kind = detail::space_kind_t<ExecSpace>>
 struct tuning {
   struct scan {
@@ -82,6 +92,11 @@ struct tuning {
     /// about half the binary BVH's (bvh_options::median_depth <= 64, then
     /// median splits): 3 x 64 = 192.
     static constexpr int stack_size = 192;
+    /// Single rays walk a 4-wide BVH on a GPU (128-byte nodes: one load per
+    /// thread stays small) with the stack above; 8-wide nodes are a CPU
+    /// choice (host/tuning.hpp), not yet measured on a GPU.
+    static constexpr int wide_width = 4;
+    static constexpr int wide_stack_size = stack_size;
     /// BVH build: a level partitions one node per thread once it has this
     /// many nodes per unit of concurrency; below, every triangle flags its
     /// side and a scan places it. A GPU needs the per-triangle form until

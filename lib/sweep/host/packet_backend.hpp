@@ -8,6 +8,7 @@
 
 #include <sweep/host/isa.hpp>
 #include <sweep/host/packet_simd.hpp>
+#include <sweep/host/single_simd.hpp>
 #include <sweep/raytrace/packet_backend.hpp>
 
 namespace sweep::raytrace::detail {
@@ -16,6 +17,7 @@ template <class ExecSpace>
 struct packet_backend<ExecSpace, sweep::detail::host_kind> {
   using portable = packet_backend<ExecSpace, sweep::detail::portable_kind>;
   static constexpr int stack_size = tuning<ExecSpace>::raytrace::stack_size;
+  static constexpr int wide_stack_size = tuning<ExecSpace>::raytrace::wide_stack_size;
 
   template <bool Any, class Mem>
   KOKKOS_INLINE_FUNCTION static bool intersect_blocks(const bvh_view<Mem>& b, const ray_setup& r, std::int32_t first,
@@ -72,25 +74,32 @@ struct packet_backend<ExecSpace, sweep::detail::host_kind> {
 #endif
   }
 
-  KOKKOS_INLINE_FUNCTION static int wide_entries(const ray_setup& r, const bvh4_node& nd, float tmax, float t[4]) {
+  /// Entry distances of the ray into a wide node's boxes, four SSE lanes
+  /// at a time (wide_planes: the slab test's values, six min/max fewer).
+  template <int W>
+  KOKKOS_INLINE_FUNCTION static int wide_entries(const ray_setup& r, const bvh_wide_node<W>& nd, float tmax, float t[W]) {
 #if SWEEP_HOST_SSE
+    const wide_planes<W> pl(r);
     const __m128 ox = _mm_set1_ps(r.org.x), oy = _mm_set1_ps(r.org.y), oz = _mm_set1_ps(r.org.z);
     const __m128 ix = _mm_set1_ps(r.inv.x), iy = _mm_set1_ps(r.inv.y), iz = _mm_set1_ps(r.inv.z);
-    const __m128 x0 = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(nd.lo_x), ox), ix);
-    const __m128 x1 = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(nd.hi_x), ox), ix);
-    const __m128 y0 = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(nd.lo_y), oy), iy);
-    const __m128 y1 = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(nd.hi_y), oy), iy);
-    const __m128 z0 = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(nd.lo_z), oz), iz);
-    const __m128 z1 = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(nd.hi_z), oz), iz);
-    const __m128 near = _mm_max_ps(_mm_max_ps(_mm_min_ps(x0, x1), _mm_min_ps(y0, y1)),
-                                   _mm_max_ps(_mm_min_ps(z0, z1), _mm_set1_ps(r.tmin)));
-    __m128 far = _mm_min_ps(_mm_min_ps(_mm_max_ps(x0, x1), _mm_max_ps(y0, y1)),
-                            _mm_min_ps(_mm_max_ps(z0, z1), _mm_set1_ps(tmax)));
-    far = _mm_mul_ps(far, _mm_set1_ps(exit_scale));
-    const __m128i valid = _mm_cmpgt_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(nd.count)), _mm_set1_epi32(-1));
-    const __m128 ok = _mm_and_ps(_mm_cmple_ps(near, far), _mm_castsi128_ps(valid));
-    _mm_storeu_ps(t, near);
-    return _mm_movemask_ps(ok);
+    int mask = 0;
+    for (int g = 0; g < W; g += 4) {
+      const __m128 nx = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps((nd.*pl.near_x) + g), ox), ix);
+      const __m128 fx = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps((nd.*pl.far_x) + g), ox), ix);
+      const __m128 ny = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps((nd.*pl.near_y) + g), oy), iy);
+      const __m128 fy = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps((nd.*pl.far_y) + g), oy), iy);
+      const __m128 nz = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps((nd.*pl.near_z) + g), oz), iz);
+      const __m128 fz = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps((nd.*pl.far_z) + g), oz), iz);
+      const __m128 near = _mm_max_ps(_mm_max_ps(nx, ny), _mm_max_ps(nz, _mm_set1_ps(r.tmin)));
+      const __m128 far =
+          _mm_mul_ps(_mm_min_ps(_mm_min_ps(fx, fy), _mm_min_ps(fz, _mm_set1_ps(tmax))), _mm_set1_ps(exit_scale));
+      const __m128i valid =
+          _mm_cmpgt_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(nd.count + g)), _mm_set1_epi32(-1));
+      const __m128 ok = _mm_and_ps(_mm_cmple_ps(near, far), _mm_castsi128_ps(valid));
+      _mm_storeu_ps(t + g, near);
+      mask |= _mm_movemask_ps(ok) << g;
+    }
+    return mask;
 #else
     return portable::wide_entries(r, nd, tmax, t);
 #endif
@@ -150,6 +159,27 @@ struct packet_backend<ExecSpace, sweep::detail::host_kind> {
 #else
     return false;
 #endif
+  }
+
+  /// Single rays: with AVX2 (or AVX-512) lanes allowed, the 8-wide walk
+  /// compiled for AVX2 (avx2_single); otherwise SSE node tests.
+  template <bool Any, class Mem, class Rays, class Out>
+  static void run_single(const std::string& label, const ExecSpace& space, index_t n, const bvh_view<Mem>& b,
+                         const Rays& rays, const Out& out, trace_isa isa) {
+    auto policy = sweep::detail::range_policy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(space, 0, n);
+    policy.set_chunk_size(256);
+#if SWEEP_HOST_MULTI
+    if constexpr (bvh_view<Mem>::wide_width == 8) {
+      if (isa == trace_isa::avx2 || isa == trace_isa::avx512) {
+        Kokkos::parallel_for(label + "::single_avx2", policy,
+                             avx2_single_kernel<Any, avx2_single<packet_backend>, Mem, Rays, Out>{b, rays, out});
+        return;
+      }
+    }
+#else
+    (void)isa;
+#endif
+    Kokkos::parallel_for(label + "::single", policy, single_kernel<Any, packet_backend, Mem, Rays, Out>{b, rays, out});
   }
 
   template <int L, bool Any, bool Reorder, class Mem, class Rays, class Out, class Stats>

@@ -105,7 +105,17 @@ struct tuning<ExecSpace, detail::host_kind> {
     /// diverge; the packet walk's SSE / AVX-512 lanes need 16 or more.
     static constexpr bool automatic_packets = true;
     static constexpr int packet_size = 64;
+    /// Packet and binary walks: at most one pending sibling per binary level.
     static constexpr int stack_size = 192;
+    /// Single rays walk an 8-wide BVH: half the levels of a 4-wide one, and
+    /// eight boxes per node test in one AVX2 vector (two SSE halves on the
+    /// baseline); Embree's single rays use 8-wide nodes on AVX CPUs too.
+    /// See bench_raytrace's sweep_single rows and the README's figures.
+    static constexpr int wide_width = 8;
+    /// Single-ray stack: up to seven pending children per wide level, over
+    /// as many levels as a binary BVH can have (bvh_nodes.hpp), so no tree
+    /// overflows it.
+    static constexpr int wide_stack_size = (wide_width - 1) * detail::raytrace_max_binary_depth;
     /// BVH build: from 4 nodes per thread a level partitions a node
     /// per thread (dynamic schedule) instead of flagging and scanning every
     /// triangle; see bench_raytrace's build rows.

@@ -1,6 +1,7 @@
 // Bounding-volume hierarchies over a triangle mesh, built in parallel on
-// Kokkos: a binary BVH by binned SAH, refit, and a 4-wide BVH collapsed
-// from it.
+// Kokkos: a binary BVH by binned SAH, refit, and a wide BVH collapsed from
+// it (tuning<ExecSpace>::raytrace::wide_width children per node: 8 on a
+// CPU, 4 on a GPU).
 //
 // Build, top down, one level of the tree at a time (no recursion):
 //   1. every node of the level with more than `max_leaf` triangles bins its
@@ -20,15 +21,15 @@
 // into leaf order. `refit` recomputes the boxes bottom up after the
 // vertices move (same topology). Every box is padded by just over one ulp
 // (`padded`, geometry.hpp) so that axis-parallel rays on a face keep it.
-// The 4-wide BVH collects under each of
-// its nodes the four largest-area descendants (greedy:
-// open the largest inner child until there are four), top down one level
+// The wide BVH collects under each of
+// its nodes the W largest-area descendants (greedy:
+// open the largest inner child until there are W), top down one level
 // at a time with a scan placing the next level.
 //
 // Layouts: binary nodes are 32 bytes (box, first child or triangle, count
-// and split axis); 4-wide nodes 128 bytes (the four boxes as structure of
+// and split axis); wide nodes 32 W bytes (the W boxes as structure of
 // arrays, children, counts). Binary leaves reference ranges of the
-// leaf-order triangles, 4-wide leaves runs of triangle blocks (four
+// leaf-order triangles, wide leaves runs of triangle blocks (four
 // triangles as structure of arrays, tested together).
 #pragma once
 
@@ -50,11 +51,13 @@
 
 namespace sweep::raytrace {
 
-/// A mesh uploaded to ExecSpace's memory with its binary and 4-wide BVHs.
+/// A mesh uploaded to ExecSpace's memory with its binary and wide BVHs.
 template <class ExecSpace = Kokkos::DefaultExecutionSpace>
 class bvh {
  public:
   using memory_space = typename ExecSpace::memory_space;
+  static constexpr int wide_width = tuning<ExecSpace>::raytrace::wide_width;
+  using wide_node = bvh_wide_node<wide_width>;
 
   bvh(const ExecSpace& space, const mesh& m, const bvh_options& options = {}) : m_options(options) {
     detail::check_bvh_options(options);
@@ -97,10 +100,10 @@ class bvh {
   }
 
   Kokkos::View<const bvh_node*, memory_space> nodes() const { return m_nodes; }
-  Kokkos::View<const bvh4_node*, memory_space> wide_nodes() const { return m_wide; }
+  Kokkos::View<const wide_node*, memory_space> wide_nodes() const { return m_wide; }
   /// The first triangle block of each binary leaf (indexed by node).
   Kokkos::View<const std::int32_t*, memory_space> leaf_blocks() const { return m_leaf_blocks; }
-  /// The 4-wide leaves' triangles, four to a block.
+  /// The wide leaves' triangles, four to a block.
   Kokkos::View<const triangle_block*, memory_space> triangle_blocks() const { return m_blocks; }
   /// Triangles in leaf order, and the mesh index of each.
   Kokkos::View<const triangle*, memory_space> triangles() const { return m_tris; }
@@ -229,9 +232,9 @@ class bvh {
                          detail::fill_blocks<memory_space>{m_nodes, first_block, m_tris, m_ids, m_blocks});
     // Every inner binary node becomes at most one wide node.
     const index_t capacity = node_count() / 2 + 1;
-    Kokkos::View<bvh4_node*, memory_space> wide("sweep::raytrace::wide_nodes", capacity);
+    Kokkos::View<wide_node*, memory_space> wide("sweep::raytrace::wide_nodes", capacity);
     Kokkos::View<std::int32_t*, memory_space> source("sweep::raytrace::wide_source", capacity);
-    Kokkos::View<std::int32_t* [4], memory_space> picks("sweep::raytrace::wide_picks", capacity);
+    Kokkos::View<std::int32_t* [wide_width], memory_space> picks("sweep::raytrace::wide_picks", capacity);
     Kokkos::View<std::int32_t*, memory_space> inner("sweep::raytrace::wide_inner", capacity),
         offsets("sweep::raytrace::wide_offsets", capacity);
     bvh_node root;
@@ -240,13 +243,8 @@ class bvh {
       // A tree that is one leaf gets one wide node holding it.
       Kokkos::parallel_for(
           "sweep::raytrace::wide_leaf", Range(space, 0, 1), KOKKOS_LAMBDA(const index_t) {
-            bvh4_node out;
-            for (int s = 0; s < 4; ++s) {
-              out.lo_x[s] = out.lo_y[s] = out.lo_z[s] = __builtin_huge_valf();
-              out.hi_x[s] = out.hi_y[s] = out.hi_z[s] = -__builtin_huge_valf();
-              out.child[s] = 0;
-              out.count[s] = -1;
-            }
+            wide_node out;
+            for (int s = 0; s < wide_width; ++s) detail::clear_slot(out, s);
             out.lo_x[0] = nodes(0).lo.x, out.lo_y[0] = nodes(0).lo.y, out.lo_z[0] = nodes(0).lo.z;
             out.hi_x[0] = nodes(0).hi.x, out.hi_y[0] = nodes(0).hi.y, out.hi_z[0] = nodes(0).hi.z;
             out.child[0] = first_block(0);
@@ -263,10 +261,10 @@ class bvh {
       const auto in = Kokkos::subview(inner, Kokkos::make_pair(index_t(0), width));
       const auto off = Kokkos::subview(offsets, Kokkos::make_pair(index_t(0), width));
       Kokkos::parallel_for("sweep::raytrace::pick_children", Range(space, 0, width),
-                           detail::pick_children<memory_space>{m_nodes, source, picks, in, lo});
+                           detail::pick_children<memory_space, wide_width>{m_nodes, source, picks, in, lo});
       const index_t made = exclusive_scan("sweep::raytrace::wide_scan", space, in, off, std::int32_t(0));
       Kokkos::parallel_for("sweep::raytrace::write_wide", Range(space, 0, width),
-                           detail::write_wide<memory_space>{m_nodes, first_block, source, picks, off, wide, lo, hi});
+                           detail::write_wide<memory_space, wide_width>{m_nodes, first_block, source, picks, off, wide, lo, hi});
       lo = hi;
       hi += made;
     }
@@ -279,7 +277,7 @@ class bvh {
   Kokkos::View<std::int32_t* [3], Kokkos::LayoutRight, memory_space> m_indices;
   Kokkos::View<std::int32_t*, memory_space> m_ids;
   Kokkos::View<bvh_node*, memory_space> m_nodes;
-  Kokkos::View<bvh4_node*, memory_space> m_wide;
+  Kokkos::View<wide_node*, memory_space> m_wide;
   Kokkos::View<triangle*, memory_space> m_tris;
   Kokkos::View<triangle_block*, memory_space> m_blocks;
   Kokkos::View<std::int32_t*, memory_space> m_leaf_blocks;

@@ -1,7 +1,7 @@
-// The 4-wide BVH collapsed from the binary one: under each wide node the
-// four largest-area descendants (greedy: open the largest inner child until
-// there are four), top down one level at a time with a scan placing the
-// next level; binary leaves become runs of four-triangle blocks.
+// The W-wide BVH collapsed from the binary one: under each wide node the
+// W largest-area descendants (greedy: open the largest inner child until
+// there are W), top down one level at a time with a scan placing the next
+// level; binary leaves become runs of four-triangle blocks.
 #pragma once
 
 #include <sweep/raytrace/bvh_nodes.hpp>
@@ -12,21 +12,23 @@
 
 namespace sweep::raytrace::detail {
 
-/// Greedy collapse, step 1: the up-to-four binary nodes under wide node
+/// Greedy collapse, step 1: the up-to-W binary nodes under wide node
 /// lo + k: its binary node's children, then repeatedly the inner node of
 /// largest surface area replaced by its two children.
-template <class Mem>
+template <class Mem, int W>
 struct pick_children {
   Kokkos::View<const bvh_node*, Mem> nodes;
   Kokkos::View<const std::int32_t*, Mem> source;   // binary node of each wide node
-  Kokkos::View<std::int32_t* [4], Mem> picks;      // -1: empty slot
+  Kokkos::View<std::int32_t* [W], Mem> picks;      // -1: empty slot
   Kokkos::View<std::int32_t*, Mem> inner;          // inner children per frontier node
   index_t lo;
   KOKKOS_INLINE_FUNCTION void operator()(const index_t k) const {
     const bvh_node& nd = nodes(source(lo + k));
-    std::int32_t list[4] = {nd.first, nd.first + 1, -1, -1};
+    std::int32_t list[W];
+    list[0] = nd.first, list[1] = nd.first + 1;
+    for (int j = 2; j < W; ++j) list[j] = -1;
     int size = 2;
-    while (size < 4) {
+    while (size < W) {
       int best = -1;
       float area = -1;
       for (int j = 0; j < size; ++j) {
@@ -40,7 +42,7 @@ struct pick_children {
       list[size++] = nodes(open).first + 1;
     }
     int n_inner = 0;
-    for (int j = 0; j < 4; ++j) {
+    for (int j = 0; j < W; ++j) {
       picks(k, j) = list[j];
       n_inner += list[j] >= 0 && !nodes(list[j]).leaf();
     }
@@ -50,25 +52,31 @@ struct pick_children {
 
 /// Step 2: wide node lo + k's slots; its inner children become the next
 /// frontier's wide nodes.
-template <class Mem>
+/// An empty slot of a wide node.
+template <int W>
+KOKKOS_INLINE_FUNCTION void clear_slot(bvh_wide_node<W>& w, int slot) {
+  w.lo_x[slot] = w.lo_y[slot] = w.lo_z[slot] = __builtin_huge_valf();
+  w.hi_x[slot] = w.hi_y[slot] = w.hi_z[slot] = -__builtin_huge_valf();
+  w.child[slot] = 0;
+  w.count[slot] = -1;
+}
+
+template <class Mem, int W>
 struct write_wide {
   Kokkos::View<const bvh_node*, Mem> nodes;
   Kokkos::View<const std::int32_t*, Mem> first_block;  // per binary node (leaves)
   Kokkos::View<std::int32_t*, Mem> source;
-  Kokkos::View<const std::int32_t* [4], Mem> picks;
+  Kokkos::View<const std::int32_t* [W], Mem> picks;
   Kokkos::View<const std::int32_t*, Mem> offsets;
-  Kokkos::View<bvh4_node*, Mem> wide;
+  Kokkos::View<bvh_wide_node<W>*, Mem> wide;
   index_t lo, hi;
   KOKKOS_INLINE_FUNCTION void operator()(const index_t k) const {
-    bvh4_node w;
+    bvh_wide_node<W> w;
     std::int32_t next = std::int32_t(hi + offsets(k));
-    for (int slot = 0; slot < 4; ++slot) {
+    for (int slot = 0; slot < W; ++slot) {
       const std::int32_t b = picks(k, slot);
       if (b < 0) {
-        w.lo_x[slot] = w.lo_y[slot] = w.lo_z[slot] = __builtin_huge_valf();
-        w.hi_x[slot] = w.hi_y[slot] = w.hi_z[slot] = -__builtin_huge_valf();
-        w.child[slot] = 0;
-        w.count[slot] = -1;
+        clear_slot(w, slot);
         continue;
       }
       const bvh_node& ch = nodes(b);

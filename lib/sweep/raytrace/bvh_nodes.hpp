@@ -1,8 +1,8 @@
 // The BVHs' storage: binary nodes (32 bytes: box, first child or triangle,
-// count and split axis), 4-wide nodes (128 bytes: the four boxes as
-// structure of arrays, children, counts), blocks of four triangles as
-// structure of arrays (a 4-wide leaf's triangles, tested together), and the
-// build options with their checks.
+// count and split axis), wide nodes of W children (W = 4: 128 bytes, W = 8:
+// 256 bytes; the boxes as structure of arrays, children, counts), blocks of
+// four triangles as structure of arrays (a wide leaf's triangles, tested
+// together), and the build options with their checks.
 #pragma once
 
 #include <sweep/core.hpp>
@@ -25,16 +25,20 @@ struct bvh_node {
   KOKKOS_INLINE_FUNCTION bool leaf() const { return count() > 0; }
 };
 
-/// A 4-wide node. Slot c: count[c] == 0 an inner node child[c], count[c] > 0
+/// A W-wide node. Slot c: count[c] == 0 an inner node child[c], count[c] > 0
 /// a leaf of count[c] triangles in the triangle blocks from child[c] on,
-/// count[c] < 0 empty.
-struct bvh4_node {
-  float lo_x[4], lo_y[4], lo_z[4], hi_x[4], hi_y[4], hi_z[4];
-  std::int32_t child[4];
-  std::int32_t count[4];
+/// count[c] < 0 empty (its box empty: lo +inf, hi -inf).
+template <int W>
+struct bvh_wide_node {
+  static constexpr int width = W;
+  float lo_x[W], lo_y[W], lo_z[W], hi_x[W], hi_y[W], hi_z[W];
+  std::int32_t child[W];
+  std::int32_t count[W];
 };
+using bvh4_node = bvh_wide_node<4>;
+using bvh8_node = bvh_wide_node<8>;
 
-/// Up to four triangles of a 4-wide leaf as structure of arrays (one
+/// Up to four triangles of a wide leaf as structure of arrays (one
 /// leaf's triangles fill consecutive blocks); prim -1 pads.
 struct triangle_block {
   float ax[4], ay[4], az[4], bx[4], by[4], bz[4], cx[4], cy[4], cz[4];

@@ -6,6 +6,7 @@
 #include <sweep/detail/bits.hpp>
 #include <sweep/raytrace/bvh.hpp>
 #include <sweep/raytrace/geometry.hpp>
+#include <sweep/tuning.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -13,11 +14,17 @@
 
 namespace sweep::raytrace::detail {
 
+/// The wide BVH's width for bvhs in memory space Mem: its execution
+/// space's (bvh<ExecSpace>::wide_width; every host space has the same).
+template <class Mem>
+constexpr int wide_width_of = tuning<typename Mem::execution_space>::raytrace::wide_width;
+
 /// The device-side handle of a bvh.
 template <class Mem>
 struct bvh_view {
+  static constexpr int wide_width = wide_width_of<Mem>;
   Kokkos::View<const bvh_node*, Mem> nodes;
-  Kokkos::View<const bvh4_node*, Mem> wide;
+  Kokkos::View<const bvh_wide_node<wide_width>*, Mem> wide;
   Kokkos::View<const triangle*, Mem> tris;
   Kokkos::View<const std::int32_t*, Mem> ids;
   Kokkos::View<const triangle_block*, Mem> blocks;
@@ -28,7 +35,7 @@ using sweep::detail::ctz64;
 using sweep::detail::popcount64;
 
 struct stack_entry {
-  std::int32_t ref;    // 4-wide node, or first triangle of a leaf
+  std::int32_t ref;    // wide node, or first triangle block of a leaf
   std::int32_t count;  // 0: node, > 0: leaf
   float t;             // entry distance
 };

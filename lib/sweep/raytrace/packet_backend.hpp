@@ -1,16 +1,18 @@
 // The ray tracer's dispatch point. packet_backend<ExecSpace> supplies the
 // traversal's lane tests and runs packet batches; the primary template is
 // the portable path (scalar loops; the portable packet type). It offers:
-//   stack_size                          traversal stack entries (tuning)
-//   intersect_blocks<Any>(b, r, first, count, h)   a 4-wide leaf's triangle
+//   stack_size, wide_stack_size         packet / single-ray stack entries (tuning)
+//   intersect_blocks<Any>(b, r, first, count, h)   a wide leaf's triangle
 //                                       blocks against one ray
-//   wide_entries(r, node, tmax, t)      one ray against a 4-wide node's boxes
+//   wide_entries(r, node, tmax, t)      one ray against a wide node's boxes
 //   hits_box<L>(ox, ..., tmax, lo, hi, mask)  packet lanes against a box
 //   largest<L>(v)                       the largest of L packet values
 //   lanes_available(isa)                whether packets can run in isa's lanes here
+//   run_single<Any>(...)                a batch of single rays
 //   run_packets<L, Any, Reorder>(...)   a batch of L-ray packets
 // lib/sweep/host/packet_backend.hpp specialises it for host spaces (SSE
-// lanes, AVX2 and AVX-512 packets). Every backend computes the same values.
+// lanes, AVX2 single rays, AVX2 and AVX-512 packets). Every backend
+// computes the same values.
 #pragma once
 
 #include <sweep/tuning.hpp>
@@ -25,8 +27,9 @@ namespace sweep::raytrace::detail {
 template <class ExecSpace, class Kind = sweep::detail::space_kind_t<ExecSpace>>
 struct packet_backend {
   static constexpr int stack_size = tuning<ExecSpace>::raytrace::stack_size;
+  static constexpr int wide_stack_size = tuning<ExecSpace>::raytrace::wide_stack_size;
 
-  /// The triangle blocks of a 4-wide leaf (count triangles from block
+  /// The triangle blocks of a wide leaf (count triangles from block
   /// `first`) against one ray; true when an any-hit query is done.
   template <bool Any, class Mem>
   KOKKOS_INLINE_FUNCTION static bool intersect_blocks(const bvh_view<Mem>& b, const ray_setup& r, std::int32_t first,
@@ -43,11 +46,12 @@ struct packet_backend {
     return false;
   }
 
-  /// Entry distances of the ray into a 4-wide node's boxes; returns the
+  /// Entry distances of the ray into a wide node's boxes; returns the
   /// mask of boxes hit (bit c for slot c; empty slots never hit).
-  KOKKOS_INLINE_FUNCTION static int wide_entries(const ray_setup& r, const bvh4_node& nd, float tmax, float t[4]) {
+  template <int W>
+  KOKKOS_INLINE_FUNCTION static int wide_entries(const ray_setup& r, const bvh_wide_node<W>& nd, float tmax, float t[W]) {
     int mask = 0;
-    for (int c = 0; c < 4; ++c) {
+    for (int c = 0; c < W; ++c) {
       t[c] = nd.count[c] < 0 ? __builtin_huge_valf()
                              : box_entry(r, vec3f{nd.lo_x[c], nd.lo_y[c], nd.lo_z[c]},
                                          vec3f{nd.hi_x[c], nd.hi_y[c], nd.hi_z[c]}, tmax);
@@ -83,6 +87,15 @@ struct packet_backend {
 
   /// Only the baseline lanes (and automatic, which resolves to them) here.
   static bool lanes_available(trace_isa isa) { return isa == trace_isa::baseline || isa == trace_isa::automatic; }
+
+  /// Traces rays one per thread (walk_wide); `isa` is ignored, as below.
+  template <bool Any, class Mem, class Rays, class Out>
+  static void run_single(const std::string& label, const ExecSpace& space, index_t n, const bvh_view<Mem>& b,
+                         const Rays& rays, const Out& out, trace_isa) {
+    Kokkos::parallel_for(label + "::single",
+                         sweep::detail::range_policy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(space, 0, n).set_chunk_size(256),
+                         single_kernel<Any, packet_backend, Mem, Rays, Out>{b, rays, out});
+  }
 
   /// Traces `packets` packets of L consecutive rays (the lanes, `isa`, are
   /// ignored: no others here) and adds the walk's counters to s.

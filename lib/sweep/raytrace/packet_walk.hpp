@@ -140,18 +140,22 @@ struct packet_kernel {
   }
 };
 
+/// Ray i walked alone through the wide BVH, its answer written to out(i).
+template <bool Any, class Backend, class Mem, class Rays, class Out>
+KOKKOS_INLINE_FUNCTION void trace_single(const bvh_view<Mem>& b, const Rays& rays, const Out& out, const index_t i) {
+  const ray& q = rays(i);
+  hit h{q.tmax, 0, 0, -1};
+  if (q.tmin <= q.tmax) walk_wide<Any, Backend>(b, ray_setup(q), h);
+  if constexpr (Any) out(i) = h.prim >= 0 ? 1 : 0;
+  else out(i) = h.prim >= 0 ? h : hit{};
+}
+
 template <bool Any, class Backend, class Mem, class Rays, class Out>
 struct single_kernel {
   bvh_view<Mem> b;
   Rays rays;
   Out out;
-  KOKKOS_INLINE_FUNCTION void operator()(const index_t i) const {
-    const ray& q = rays(i);
-    hit h{q.tmax, 0, 0, -1};
-    if (q.tmin <= q.tmax) walk_wide<Any, Backend>(b, ray_setup(q), h);
-    if constexpr (Any) out(i) = h.prim >= 0 ? 1 : 0;
-    else out(i) = h.prim >= 0 ? h : hit{};
-  }
+  KOKKOS_INLINE_FUNCTION void operator()(const index_t i) const { trace_single<Any, Backend>(b, rays, out, i); }
 };
 
 }  // namespace sweep::raytrace::detail

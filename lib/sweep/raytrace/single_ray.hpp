@@ -1,30 +1,31 @@
-// Single rays. walk_wide walks the 4-wide BVH: the four child boxes of a
-// node are tested, the nearest hit child is walked next and the others are
+// Single rays. walk_wide walks the wide BVH: the W child boxes of a node
+// are tested, the nearest hit child is walked next and the others are
 // pushed far to near, leaves are intersected as they are reached (closest
 // hit: entries beyond the closest hit so far are skipped; any hit: the walk
 // stops at the first). walk_binary walks a subtree of the binary BVH (the
-// packets' fall-back). The four-wide tests and the stack depth are the
-// packet backend's (raytrace/packet_backend.hpp).
+// packets' fall-back). The wide tests and the stack depths are the packet
+// backend's (raytrace/packet_backend.hpp).
 #pragma once
 
 #include <sweep/raytrace/bvh_view.hpp>
 
 namespace sweep::raytrace::detail {
 
-/// Single ray, 4-wide BVH; h.t starts as the ray's tmax. The walk goes on
+/// Single ray, wide BVH; h.t starts as the ray's tmax. The walk goes on
 /// with the nearest child hit (closest hit) or any child hit (any hit)
 /// without a stack round trip and pushes the others, farthest first.
 template <bool Any, class Backend, class Mem>
 KOKKOS_INLINE_FUNCTION void walk_wide(const bvh_view<Mem>& b, const ray_setup& r, hit& h) {
-  stack_entry stack[Backend::stack_size];
+  constexpr int W = bvh_view<Mem>::wide_width;
+  stack_entry stack[Backend::wide_stack_size];
   int top = 0;
   stack_entry cur{0, 0, r.tmin};
   while (true) {
     if (cur.count > 0) {
       if (Backend::template intersect_blocks<Any>(b, r, cur.ref, cur.count, h)) return;
     } else {
-      const bvh4_node& nd = b.wide(cur.ref);
-      float t[4];
+      const bvh_wide_node<W>& nd = b.wide(cur.ref);
+      float t[W];
       int mask = Backend::wide_entries(r, nd, h.t, t);
       if (mask) {
         // The nearest hit child becomes current (any hit: the first).

@@ -77,19 +77,19 @@ trace_stats trace(const ExecSpace& space, const bvh<ExecSpace>& tree, const Rays
   trace_stats st;
   st.rays = std::uint64_t(n);
   if (n == 0) return st;
+  static_assert(bvh_view<Mem>::wide_width == bvh<ExecSpace>::wide_width,
+                "sweep::raytrace: the wide BVH's width is the same for the space and its memory");
   const bvh_view<Mem> b{tree.nodes(), tree.wide_nodes(), tree.triangles(), tree.primitive_ids(), tree.triangle_blocks(),
                         tree.leaf_blocks()};
+  const trace_isa isa = sweep::detail::is_host_space_v<ExecSpace> ? packet_isa(opt.isa) : trace_isa::baseline;
   const bool single =
       opt.mode == trace_mode::single || (opt.mode == trace_mode::automatic && !tuning<ExecSpace>::raytrace::automatic_packets);
   if (single) {
-    Kokkos::parallel_for(std::string(where) + "::single",
-                         sweep::detail::range_policy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(space, 0, n).set_chunk_size(256),
-                         single_kernel<Any, backend, Mem, Rays, Out>{b, rays, out});
+    backend::template run_single<Any>(std::string(where), space, n, b, rays, out, isa);
     return st;
   }
   Kokkos::View<std::uint64_t*, Kokkos::HostSpace> s("sweep::raytrace::stats", 5);
   const index_t packets = (n + L - 1) / L;
-  const trace_isa isa = sweep::detail::is_host_space_v<ExecSpace> ? packet_isa(opt.isa) : trace_isa::baseline;
   auto run = [&](auto lanes, auto reorder) {
     backend::template run_packets<decltype(lanes)::value, Any, decltype(reorder)::value>(
         std::string(where), space, packets, b, rays, out, opt, n, isa, s);
