@@ -75,7 +75,8 @@ struct packet_backend<ExecSpace, sweep::detail::host_kind> {
   }
 
   /// Entry distances of the ray into a wide node's boxes, four SSE lanes
-  /// at a time (wide_planes: the slab test's values, six min/max fewer).
+  /// at a time (wide_planes: the slab test's values, six min/max fewer;
+  /// an empty slot's planes give near +inf and far -inf, so it never hits).
   template <int W>
   KOKKOS_INLINE_FUNCTION static int wide_entries(const ray_setup& r, const bvh_wide_node<W>& nd, float tmax, float t[W]) {
 #if SWEEP_HOST_SSE
@@ -93,11 +94,8 @@ struct packet_backend<ExecSpace, sweep::detail::host_kind> {
       const __m128 near = _mm_max_ps(_mm_max_ps(nx, ny), _mm_max_ps(nz, _mm_set1_ps(r.tmin)));
       const __m128 far =
           _mm_mul_ps(_mm_min_ps(_mm_min_ps(fx, fy), _mm_min_ps(fz, _mm_set1_ps(tmax))), _mm_set1_ps(exit_scale));
-      const __m128i valid =
-          _mm_cmpgt_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(nd.count + g)), _mm_set1_epi32(-1));
-      const __m128 ok = _mm_and_ps(_mm_cmple_ps(near, far), _mm_castsi128_ps(valid));
       _mm_storeu_ps(t + g, near);
-      mask |= _mm_movemask_ps(ok) << g;
+      mask |= _mm_movemask_ps(_mm_cmple_ps(near, far)) << g;
     }
     return mask;
 #else

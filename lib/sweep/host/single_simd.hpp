@@ -38,6 +38,8 @@ struct wide_planes {
 
 /// walk_wide's backend for 8-wide nodes in AVX2 lanes; `Host` (the host
 /// packet backend) supplies the triangle tests and the stack depth.
+/// Empty slots need no mask: their box (lo +inf, hi -inf) puts every near
+/// plane at +inf and every far plane at -inf, whatever the ray.
 template <class Host>
 struct avx2_single {
   static constexpr int wide_stack_size = Host::wide_stack_size;
@@ -62,10 +64,8 @@ struct avx2_single {
     const X::f fz = X::mul(X::sub(_mm256_loadu_ps(nd.*pl.far_z), oz), iz);
     const X::f near = X::max(X::max(nx, ny), X::max(nz, X::set1(r.tmin)));
     const X::f far = X::mul(X::min(X::min(fx, fy), X::min(fz, X::set1(tmax))), X::set1(exit_scale));
-    const __m256i valid =
-        _mm256_cmpgt_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(nd.count)), _mm256_set1_epi32(-1));
     _mm256_storeu_ps(t, near);
-    return int(X::bits(X::mand(X::le(near, far), _mm256_castsi256_ps(valid))));
+    return int(X::bits(X::le(near, far)));
   }
 };
 
