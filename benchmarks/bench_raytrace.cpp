@@ -1,7 +1,7 @@
 // Ray tracing at 1024 x 1024 (SWEEP_BENCH_RAYTRACE_SIZE changes it), rows
 // `raytrace/<impl>/<ray_kind>/<scene>`:
 //
-//   impl      sweep_single (4-wide BVH, one ray per thread), sweep_packet
+//   impl      sweep_single (8-wide BVH on a CPU, one ray per thread), sweep_packet
 //             (64-ray packets on the binary BVH, AVX-512 lanes where the
 //             CPU has them, else AVX2: the row's label says which),
 //             sweep_packet_avx2 (the same in AVX2 lanes, where the CPU has

@@ -77,7 +77,7 @@ def build_figure(rs, base, title):
         return None
     fig, ax = plt.subplots(figsize=(7, 4.5))
     ax.bar([i - 0.2 for i in range(len(scenes))], [ms(sweep[s]) if s in sweep else 0 for s in scenes], 0.4,
-           color="tab:blue", label="Sweep (binned SAH, 4-wide collapse)")
+           color="tab:blue", label="Sweep (binned SAH, wide collapse)")
     ax.bar([i + 0.2 for i in range(len(scenes))], [ms(embree[s]) if s in embree else 0 for s in scenes], 0.4,
            color="tab:orange", label="Embree 3 (rtcCommitScene)")
     ax.set_xticks(range(len(scenes)))

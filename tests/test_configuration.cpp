@@ -28,6 +28,7 @@ TEST_CASE("print_configuration names the versions, the default space and every t
                             "bitmask.grain", "bitmask.words_per_task",
                             "ocean.team_size", "ocean.strip_rows", "ocean.tile_rows", "ocean.tile_cols",
                             "raytrace.automatic_packets", "raytrace.packet_size", "raytrace.stack_size",
+                            "raytrace.wide_width", "raytrace.wide_stack_size",
                             "raytrace.build_nodes_per_thread", "gravity.team_size"})
     CHECK_MESSAGE(s.find(std::string("\ntuning.") + group + ": ") != std::string::npos, group);
   CHECK(s.find("\nbuilt: mpi ") != std::string::npos);
@@ -42,6 +43,7 @@ TEST_CASE("print_configuration follows the ISA limit") {
     CHECK(s.find("host isa.bitmask: baseline\n") != std::string::npos);
     CHECK(s.find("host isa.segments: baseline\n") != std::string::npos);
     CHECK(s.find("host isa.raytrace: avx512") == std::string::npos);
+    CHECK(s.find("host isa.raytrace: avx2") == std::string::npos);
   }
   const std::string s = configuration();
   const std::string active = std::string("active ") + sweep::host::to_string(sweep::host::active_isa()) +

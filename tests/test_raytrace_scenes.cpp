@@ -229,7 +229,7 @@ TEST_CASE_TEMPLATE("the README example runs as written", Space, SWEEP_TEST_SPACE
   // --- as in README.md
   namespace rt = sweep::raytrace;
   rt::mesh m = rt::load_off(mesh_dir + "/bunny00.off");   // or rt::load_mesh("x.obj") (<sweep/raytrace/mesh_io.hpp>), rt::procedural_scene()
-  rt::bvh<Space> tree(space, m);                           // binned SAH, binary + 4-wide
+  rt::bvh<Space> tree(space, m);                           // binned SAH, binary + wide
   auto cam = rt::camera::framing(m.bounds());
   auto rays = rt::primary_rays(space, cam, 256, 256, 1, 64);             // 8 x 8 tiles, one packet each
   Kokkos::View<rt::hit*, typename Space::memory_space> hits("hits", rays.extent(0));

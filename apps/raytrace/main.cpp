@@ -83,9 +83,9 @@ int run(const run_options& o, sweep_apps::console& out) {
   const rt::bvh<> tree(space, m);
   space.fence();
   const double build = std::chrono::duration<double>(clock::now() - t0).count();
-  out.data("bvh: %lld triangles, %lld binary nodes, %lld 4-wide nodes, depth %d, built in %.2f ms\n",
+  out.data("bvh: %lld triangles, %lld binary nodes, %lld %d-wide nodes, depth %d, built in %.2f ms\n",
               static_cast<long long>(tree.triangle_count()), static_cast<long long>(tree.node_count()),
-              static_cast<long long>(tree.wide_node_count()), tree.depth(), 1e3 * build);
+              static_cast<long long>(tree.wide_node_count()), rt::bvh<>::wide_width, tree.depth(), 1e3 * build);
   rt::render_options ro;
   ro.width = o.width, ro.height = o.height, ro.samples = o.samples, ro.ao_samples = o.ao, ro.shadows = o.shadows;
   ro.trace.mode = o.mode == "single" ? rt::trace_mode::single

@@ -112,8 +112,9 @@ inline void print_configuration(std::ostream& os) {
   os << "host isa.segments: " << detail::host_path_isa(SWEEP_HOST_MULTI, host::isa::avx2, "baseline") << '\n';
   os << "host isa.ocean: " << detail::host_path_isa(SWEEP_HOST_MULTI, host::isa::avx2, "baseline") << '\n';
   os << "host isa.raytrace: "
-     << (SWEEP_HOST_MULTI && host::uses(host::isa::avx512) ? "avx512 (16-ray lanes)"
-         : SWEEP_HOST_SSE                                   ? "baseline (4-ray SSE lanes)"
+     << (SWEEP_HOST_MULTI && host::uses(host::isa::avx512) ? "avx512 (16-ray lanes; single rays: 8 boxes per AVX2 test)"
+         : SWEEP_HOST_MULTI && host::uses(host::isa::avx2)  ? "avx2 (8-ray lanes; single rays: 8 boxes per AVX2 test)"
+         : SWEEP_HOST_SSE                                   ? "baseline (4-ray SSE lanes; single rays: 4 boxes per SSE test)"
                                                             : "portable")
      << '\n';
 
@@ -142,6 +143,8 @@ inline void print_configuration(std::ostream& os) {
   detail::print_tuning_field(os, "raytrace", "automatic_packets", tune::raytrace::automatic_packets ? "yes" : "no");
   detail::print_tuning_field(os, "raytrace", "packet_size", tune::raytrace::packet_size);
   detail::print_tuning_field(os, "raytrace", "stack_size", tune::raytrace::stack_size);
+  detail::print_tuning_field(os, "raytrace", "wide_width", tune::raytrace::wide_width);
+  detail::print_tuning_field(os, "raytrace", "wide_stack_size", tune::raytrace::wide_stack_size);
   detail::print_tuning_field(os, "raytrace", "build_nodes_per_thread", tune::raytrace::build_nodes_per_thread);
   detail::print_tuning_field(os, "gravity", "team_size", tune::gravity::team_size);
   detail::print_group_size<typename tune::gravity>(os);

@@ -1,7 +1,8 @@
 // Ray tracing: the SPLASH-2 / lecture ray-tracing case study as library
 // code. Triangle meshes (raytrace/mesh.hpp; OBJ through tinyobjloader in
 // raytrace/mesh_io.hpp, not included here), binned-SAH BVHs built in
-// parallel with refit and a 4-wide variant (raytrace/bvh.hpp), single-ray
+// parallel with refit and a wide variant (8 children per node on a CPU, 4
+// on a GPU; raytrace/bvh.hpp), single-ray
 // and packet traversal with reordering (raytrace/traverse.hpp), and a
 // renderer with Lambert shading, point-light shadows and ambient occlusion
 // (raytrace/render.hpp).

@@ -1,11 +1,12 @@
 // What a trace call takes and reports.
 //
-// trace_mode: `single` walks the 4-wide BVH one ray per work item;
+// trace_mode: `single` walks the wide BVH one ray per work item;
 // `packet` walks the binary BVH with packets of packet_size consecutive
 // rays; `automatic` runs packets with reordering (compaction, single-ray
 // fall-back) where the space's tuning packs rays (CPUs: one thread, many
 // rays in SIMD lanes), and single rays elsewhere (GPUs: a ray per thread).
-// trace_isa picks the packet lanes on x86-64 hosts. trace_stats says what
+// trace_isa picks the packet lanes (and single rays' node tests: AVX2 for
+// avx2 and avx512) on x86-64 hosts. trace_stats says what
 // a batch cost. Results never depend on any of these.
 #pragma once
 
@@ -19,7 +20,8 @@ inline const char* to_string(trace_mode m) {
   return m == trace_mode::single ? "single" : (m == trace_mode::packet ? "packet" : "auto");
 }
 
-/// The instruction set of the packet walk on x86-64 hosts: `automatic`
+/// The instruction set of the packet walk on x86-64 hosts (single rays:
+/// AVX2 node tests for avx2 and avx512, SSE for baseline): `automatic`
 /// takes the widest lanes the build and the CPU have (AVX-512, then AVX2),
 /// else the baseline (SSE, or scalar code elsewhere). Results are the same
 /// with every one.
