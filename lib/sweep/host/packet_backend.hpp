@@ -169,8 +169,11 @@ struct packet_backend<ExecSpace, sweep::detail::host_kind> {
 #if SWEEP_HOST_MULTI
     if constexpr (bvh_view<Mem>::wide_width == 8) {
       if (isa == trace_isa::avx2 || isa == trace_isa::avx512) {
-        Kokkos::parallel_for(label + "::single_avx2", policy,
-                             avx2_single_kernel<Any, avx2_single<packet_backend>, Mem, Rays, Out>{b, rays, out});
+        using kernel = avx2_single_kernel<Any, avx2_single<packet_backend>, Mem, Rays, Out>;
+        sweep::detail::range_policy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>> items(
+            space, 0, (n + kernel::rays_per_item - 1) / kernel::rays_per_item);
+        items.set_chunk_size(4);  // 256 rays at a time, as below
+        Kokkos::parallel_for(label + "::single_avx2", items, kernel{b, rays, out, n});
         return;
       }
     }

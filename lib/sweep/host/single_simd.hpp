@@ -69,14 +69,19 @@ struct avx2_single {
   }
 };
 
-/// One ray per work item, its walk compiled for AVX2.
+/// Rays [k R, k R + R) per work item k (R = rays_per_item), their walks
+/// compiled for AVX2: one call and one stack frame for R rays, so a
+/// disabled ray costs a compare and a store.
 template <bool Any, class Backend, class Mem, class Rays, class Out>
 struct avx2_single_kernel {
+  static constexpr index_t rays_per_item = 64;
   bvh_view<Mem> b;
   Rays rays;
   Out out;
-  SWEEP_HOST_AVX2_FN __attribute__((flatten)) void operator()(const index_t i) const {
-    trace_single<Any, Backend>(b, rays, out, i);
+  index_t n;
+  SWEEP_HOST_AVX2_FN __attribute__((flatten)) void operator()(const index_t k) const {
+    const index_t end = (k + 1) * rays_per_item < n ? (k + 1) * rays_per_item : n;
+    for (index_t i = k * rays_per_item; i < end; ++i) trace_single<Any, Backend>(b, rays, out, i);
   }
 };
 
