@@ -56,6 +56,8 @@ struct stencil_backend<ExecSpace, sweep::detail::host_kind> {
     // Block-major row walks fetch this many rows ahead; 0 (cached()) also
     // turns off the row-major pairs' sweep_fetch_ahead.
     index_t prefetch_rows = tuning<ExecSpace>::ocean::block_prefetch_rows;
+    // Rows a pair walk fetches into L2 as it goes (fetching()).
+    next_rows next = {};
     template <class Measure, class Member, class View, class Indexer>
     KOKKOS_INLINE_FUNCTION void relax(const Member& team, const View& u, const View& f, const Indexer& idx,
                                       index_t i, int color, index_t interior, const stencil_coeffs& c,
@@ -75,7 +77,7 @@ struct stencil_backend<ExecSpace, sweep::detail::host_kind> {
                                            double& acc) const {
       (void)team;
 #if !defined(__CUDA_ARCH__)
-      host_relax_pair<Measure>(u, f, idx, i, color, interior, c, acc, simd, prefetch_rows);
+      host_relax_pair<Measure>(u, f, idx, i, color, interior, c, acc, simd, prefetch_rows, next);
 #else
       (void)u, (void)f, (void)idx, (void)i, (void)color, (void)interior, (void)c, (void)acc;
 #endif
@@ -106,7 +108,10 @@ struct stencil_backend<ExecSpace, sweep::detail::host_kind> {
 #endif
     }
     /// The walker for rows already in cache: it fetches nothing ahead.
-    KOKKOS_INLINE_FUNCTION rows cached() const { return {simd, 0}; }
+    KOKKOS_INLINE_FUNCTION rows cached() const { return {simd, 0, {}}; }
+    /// A walker for rows in cache whose pair walks fetch row u_row of u and
+    /// row f_row of f into L2 (-1: neither) while they relax their rows.
+    KOKKOS_INLINE_FUNCTION rows fetching(index_t u_row, index_t f_row) const { return {simd, 0, {u_row, f_row}}; }
   };
   static rows make_rows() { return {host_row_simd()}; }  // prefetch_rows: its default
 

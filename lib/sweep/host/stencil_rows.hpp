@@ -258,7 +258,8 @@ __attribute__((optimize("fp-contract=off"))) inline void relax_run_avx512(
 /// the run's ends in each row. With `drop_above_last`, a point of row i - 1
 /// at len - 1 is left as it is (its right neighbour is not relaxed yet: the
 /// tile walk takes it with the next tile). The lanes of the measure go to
-/// acc_row and acc_above.
+/// acc_row and acc_above. The walk prefetches into L2, in step with its
+/// columns, the lines of fetch_below and of fetch_f that are not null.
 template <bool L2, bool SOR>
 __attribute__((optimize("fp-contract=off"))) inline void relax_pair_run_avx512(
     double* row, double* above, const double* below, const double* above_up, const double* f_row,
@@ -289,6 +290,8 @@ __attribute__((optimize("fp-contract=off"))) inline void relax_pair_run_avx512(
     if (fetch_below) {
       __builtin_prefetch(fetch_below + k, 0, 2);
       __builtin_prefetch(fetch_below + k + 8, 0, 2);
+    }
+    if (fetch_f) {
       __builtin_prefetch(fetch_f + k, 0, 2);
       __builtin_prefetch(fetch_f + k + 8, 0, 2);
     }
@@ -308,6 +311,14 @@ __attribute__((optimize("fp-contract=off"))) inline void relax_pair_run_avx512(
     if (drop_above_last && rem % 2 == 1) {  // the last value (rem - 1) is a point: row i - 1 leaves it
       a_points = __mmask8((1u << ((rem - 1) / 2)) - 1u);
       tail_masks_avx512(rem - 1, a_mx, a_my);
+    }
+    if (fetch_below) {
+      __builtin_prefetch(fetch_below + k, 0, 2);
+      __builtin_prefetch(fetch_below + len - 1, 0, 2);
+    }
+    if (fetch_f) {
+      __builtin_prefetch(fetch_f + k, 0, 2);
+      __builtin_prefetch(fetch_f + len - 1, 0, 2);
     }
     pair(k, x, y, ax, ay, tail_even_avx512(below + k, rem), tail_even_avx512(above_up + k, rem),
          tail_even_avx512(f_row + k, rem), tail_even_avx512(f_above + k, rem), points, mx, my, a_points, a_mx, a_my);
@@ -436,6 +447,15 @@ struct row_prefetch {
   index_t last_row = -1;
 };
 
+/// The rows of u and of f that a walk over rows already in cache fetches
+/// into L2 as it goes, in step with its columns (the later half-steps of a
+/// temporally blocked pass fetch what its first half-step reads at the
+/// next position); -1: none.
+struct next_rows {
+  index_t u = -1;
+  index_t f = -1;
+};
+
 /// Prefetches into L2 the lines of `count` values from pu and from pf.
 inline void prefetch_lines(const double* pu, const double* pf, index_t count) {
   const char* a = reinterpret_cast<const char*>(pu);
@@ -525,10 +545,12 @@ inline void host_relax_row(const View& u, const View& f, const Indexer& idx, ind
 /// columns 1..m; i >= 2), on the host: the values of host_relax_row on row
 /// i and then on row i - 1, bit for bit (an L2 measure folds run by run,
 /// row i's lanes then row i - 1's, so it may differ in rounding). With
-/// AVX-512 each run of the two rows is one relax_pair_avx512 walk.
+/// AVX-512 each run of the two rows is one relax_pair_avx512 walk, which
+/// also fetches the `next` rows' run into L2.
 template <class Measure, class View, class Indexer>
 inline void host_relax_pair(const View& u, const View& f, const Indexer& idx, index_t i, int color, index_t m,
-                            const stencil_coeffs& c, double& acc, int simd, index_t prefetch_rows = 0) {
+                            const stencil_coeffs& c, double& acc, int simd, index_t prefetch_rows = 0,
+                            next_rows next = {}) {
 #if SWEEP_HOST_MULTI
   if (simd >= 2) {
     constexpr bool l2 = std::is_same_v<Measure, l2_measure>;
@@ -552,6 +574,8 @@ inline void host_relax_pair(const View& u, const View& f, const Indexer& idx, in
         constexpr index_t ahead = sweep_fetch_ahead / index_t(sizeof(double));
         fb = below + ahead, ff = f_row + ahead;
       }
+      if (next.u >= 0) fb = &u(idx(next.u, ja));
+      if (next.f >= 0) ff = &f(idx(next.f, ja));
       if (c.omega == 1.0)
         relax_pair_avx512<l2, false>(row, above, below, above_up, f_row, f_above, j - ja, jb - ja, rl, rr, al, ar,
                                      c.h2, c.inv_diag, c.omega, acc, fb, ff);

@@ -67,6 +67,9 @@ struct stencil_backend {
     /// The walker for rows a kernel has already brought into cache (the
     /// later half-steps of a temporally blocked pass): the same here.
     KOKKOS_INLINE_FUNCTION rows cached() const { return *this; }
+    /// The walker for rows in cache that also fetches rows the pass reads
+    /// next (row u_row of u, f_row of f): the same here.
+    KOKKOS_INLINE_FUNCTION rows fetching(index_t, index_t) const { return *this; }
   };
   static rows make_rows() { return {}; }
 

@@ -152,7 +152,9 @@ struct rb_fused_tiles {
 /// (one team per seam between strips) takes the rest, the rows [s - h + 1,
 /// s + h - 1) around seam s, in the same order. Every point is updated once
 /// per half-step from the values a sweep-by-sweep run reads: the result is
-/// bit for bit that of `steps / 2` sweeps. Strips need at least 2 steps -
+/// bit for bit that of `steps / 2` sweeps. The later pair walks at position
+/// t fetch the rows the first reads at t + 1 (the backend's fetching(); a
+/// no-op where it has none). Strips need at least 2 steps -
 /// 2 rows, so the seams' regions do not meet (red_black_sweeps makes them
 /// at least 2 steps). `acc` folds the changes of the last sweep (the last
 /// two steps).
@@ -200,6 +202,19 @@ struct rb_blocked {
         double& acc_h = h > steps - 2 ? last : earlier;  // h odd: h + 1 folds into the same one
         if (h % 2 == 1 && h < steps && mine(row - 1, h + 1, r0, r1)) {
           // Half-steps h (red, row) and h + 1 (black, row - 1): one walk.
+          // The later pairs fetch what the first one reads from memory at
+          // t + 1 (u row t + 2, f row t + 1), the second pair the row of u
+          // and the third that of f (with two pairs, the second both), so
+          // memory streams while the core relaxes rows in cache.
+          const int pair = (h - 1) / 2, pairs = steps / 2;
+          if (pair >= 1 && pair <= 2 && !seams && mine(t + 1, 1, r0, r1)) {
+            const index_t fu = pair == 1 ? t + 2 : -1;
+            const index_t ff = pair == 2 || pairs == 2 ? t + 1 : -1;
+            rows.fetching(fu, ff).template relax_pair<Measure>(team, u, f, idx, row, 0, interior, c, acc_h);
+            team.team_barrier();
+            ++h;
+            continue;
+          }
           walker.template relax_pair<Measure>(team, u, f, idx, row, 0, interior, c, acc_h);
           team.team_barrier();
           ++h;
