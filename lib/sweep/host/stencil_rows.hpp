@@ -285,16 +285,20 @@ __attribute__((optimize("fp-contract=off"))) inline void relax_pair_run_avx512(
   auto split = [&](const double* p, index_t k) {
     return _mm512_permutex2var_pd(_mm512_loadu_pd(p + k), even, _mm512_loadu_pd(p + k + 8));
   };
-  index_t k = k0;
-  for (; k + 15 < len; k += 16) {
+  // The lines of the fetch streams at offsets a and b (into L2).
+  auto fetch = [&](index_t a, index_t b) {
     if (fetch_below) {
-      __builtin_prefetch(fetch_below + k, 0, 2);
-      __builtin_prefetch(fetch_below + k + 8, 0, 2);
+      __builtin_prefetch(fetch_below + a, 0, 2);
+      __builtin_prefetch(fetch_below + b, 0, 2);
     }
     if (fetch_f) {
-      __builtin_prefetch(fetch_f + k, 0, 2);
-      __builtin_prefetch(fetch_f + k + 8, 0, 2);
+      __builtin_prefetch(fetch_f + a, 0, 2);
+      __builtin_prefetch(fetch_f + b, 0, 2);
     }
+  };
+  index_t k = k0;
+  for (; k + 15 < len; k += 16) {
+    fetch(k, k + 8);
     pair(k, _mm512_loadu_pd(row + k), _mm512_loadu_pd(row + k + 8), _mm512_loadu_pd(above + k),
          _mm512_loadu_pd(above + k + 8), split(below, k), split(above_up, k), split(f_row, k), split(f_above, k),
          0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF);
@@ -312,14 +316,7 @@ __attribute__((optimize("fp-contract=off"))) inline void relax_pair_run_avx512(
       a_points = __mmask8((1u << ((rem - 1) / 2)) - 1u);
       tail_masks_avx512(rem - 1, a_mx, a_my);
     }
-    if (fetch_below) {
-      __builtin_prefetch(fetch_below + k, 0, 2);
-      __builtin_prefetch(fetch_below + len - 1, 0, 2);
-    }
-    if (fetch_f) {
-      __builtin_prefetch(fetch_f + k, 0, 2);
-      __builtin_prefetch(fetch_f + len - 1, 0, 2);
-    }
+    fetch(k, len - 1);
     pair(k, x, y, ax, ay, tail_even_avx512(below + k, rem), tail_even_avx512(above_up + k, rem),
          tail_even_avx512(f_row + k, rem), tail_even_avx512(f_above + k, rem), points, mx, my, a_points, a_mx, a_my);
   }

@@ -207,15 +207,10 @@ struct rb_blocked {
           // and the third that of f (with two pairs, the second both), so
           // memory streams while the core relaxes rows in cache.
           const int pair = (h - 1) / 2, pairs = steps / 2;
-          if (pair >= 1 && pair <= 2 && !seams && mine(t + 1, 1, r0, r1)) {
-            const index_t fu = pair == 1 ? t + 2 : -1;
-            const index_t ff = pair == 2 || pairs == 2 ? t + 1 : -1;
-            rows.fetching(fu, ff).template relax_pair<Measure>(team, u, f, idx, row, 0, interior, c, acc_h);
-            team.team_barrier();
-            ++h;
-            continue;
-          }
-          walker.template relax_pair<Measure>(team, u, f, idx, row, 0, interior, c, acc_h);
+          const bool fetch = pair >= 1 && pair <= 2 && !seams && mine(t + 1, 1, r0, r1);
+          const Rows fetcher = rows.fetching(fetch && pair == 1 ? t + 2 : -1,
+                                             fetch && (pair == 2 || pairs == 2) ? t + 1 : -1);
+          (fetch ? fetcher : walker).template relax_pair<Measure>(team, u, f, idx, row, 0, interior, c, acc_h);
           team.team_barrier();
           ++h;
           continue;
