@@ -40,6 +40,21 @@ KOKKOS_FORCEINLINE_FUNCTION index_t first_above(const View& v, index_t lo, index
   return lo;
 }
 
+/// first_above for short ranges held in cache: halves the range a fixed
+/// number of times with a select instead of a branch (nothing to
+/// mispredict), then one last comparison.
+template <class View>
+KOKKOS_FORCEINLINE_FUNCTION index_t first_above_short(const View& v, index_t lo, index_t hi, index_t value) {
+  index_t n = hi - lo;
+  if (n <= 0) return lo;
+  while (n > 1) {  // the answer lies in [lo, lo + n]
+    const index_t half = n / 2;
+    lo += static_cast<index_t>(v(lo + half - 1)) <= value ? half : 0;
+    n -= half;
+  }
+  return lo + (static_cast<index_t>(v(lo)) <= value ? 1 : 0);
+}
+
 /// Position of the r-th set bit of w (r < popcount(w)): six halving steps.
 KOKKOS_FORCEINLINE_FUNCTION int select64(std::uint64_t w, int r) {
   int pos = 0;
