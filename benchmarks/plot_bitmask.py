@@ -121,6 +121,9 @@ def density_figure(rs, base, title, n):
     if best_ms is not None:
         ax.axhline(best_ms, color="k", ls="--", label="ceiling (faster copy)")
     finish(ax, "density (%)", "pack time (ms)", "pack time")
+    for ax in axes.flat:  # a JSON of some of the rows (only the queries, say) leaves panels empty
+        if not ax.lines:
+            ax.set_visible(False)
     return save(fig, base, "density", title)
 
 

@@ -63,16 +63,23 @@ struct rank_select_view {
       return first_above(positions, index_t(coarse(b)), index_t(coarse(b + 1)), i - 1);
     }
     const index_t s = i >> super_shift;
-    const std::uint64_t e = l12(s);
     const int basic = static_cast<int>((i >> 9) & 3);
-    index_t r = index_t(l0(i >> l0_shift)) + index_t(e & 0xffffffffu);
-    r += index_t((e >> 32) & 0x3ff) * (basic > 0) + index_t((e >> 42) & 0x3ff) * (basic > 1) +
-         index_t((e >> 52) & 0x3ff) * (basic > 2);
+    index_t r = before_basic_block(i);
     // Only the words before i: those lie wholly below n.
     const index_t last = i >> 6;
     for (index_t j = s * super_words + 8 * basic; j < last; ++j) r += popcount64(mask.raw_word(j));
     if ((i & 63) != 0) r += popcount64(mask.word(last) & ((std::uint64_t(1) << (i & 63)) - 1));
     return r;
+  }
+
+  /// Set bits before the 512-bit basic block holding bit i (dense layout,
+  /// i in [0, n)): the l0 and superblock counts and the entry's counts of
+  /// the superblock's basic blocks before it.
+  KOKKOS_FORCEINLINE_FUNCTION index_t before_basic_block(index_t i) const {
+    const std::uint64_t e = l12(i >> super_shift);
+    const int basic = static_cast<int>((i >> 9) & 3);
+    return index_t(l0(i >> l0_shift)) + index_t(e & 0xffffffffu) + index_t((e >> 32) & 0x3ff) * (basic > 0) +
+           index_t((e >> 42) & 0x3ff) * (basic > 1) + index_t((e >> 52) & 0x3ff) * (basic > 2);
   }
 
   /// Where a select of the dense layout ends: the first of the eight

@@ -13,7 +13,9 @@
 #include <sweep/host/bitmask_kernels.hpp>
 #include <sweep/host/isa.hpp>
 
+#include <bit>
 #include <cstdint>
+#include <cstring>
 
 namespace sweep::detail {
 
@@ -163,7 +165,7 @@ struct bitmask_backend<ExecSpace, host_kind> : bitmask_backend<ExecSpace, portab
               const index_t i = static_cast<index_t>(queries(t + query_group));
               if (i < n) prefetch_basic_block(v, View::basic_block_word(i));  // rank(n) reads no word
             }
-            out(t) = static_cast<R>(v.rank(static_cast<index_t>(queries(t))));
+            out(t) = static_cast<R>(dense_rank(v, static_cast<index_t>(queries(t))));
           }
         });
       return;
@@ -184,6 +186,30 @@ struct bitmask_backend<ExecSpace, host_kind> : bitmask_backend<ExecSpace, portab
     const char* p = reinterpret_cast<const char*>(v.mask.words.data() + 2 * word);
     __builtin_prefetch(p, 0, 3);
     if ((reinterpret_cast<std::uintptr_t>(p) & 63) != 0) __builtin_prefetch(p + 63, 0, 3);
+  }
+
+  /// rank(i) on the dense layout where i's basic block lies wholly inside
+  /// the caller's words: the entry's counts, then the block's words before
+  /// i read as 64-bit loads of one line (rank_select_view::rank assembles
+  /// each word from two 32-bit halves and tests it against n; 2^22 random
+  /// queries on 2^26 bits took 49-57 ms this way, 57-80 through the view).
+  /// rank_select_view::rank for the last block, n and indices outside
+  /// [0, n].
+  template <class View>
+  static index_t dense_rank(const View& v, index_t i) {
+    const index_t first = View::basic_block_word(i);
+    if (std::endian::native != std::endian::little || i < 0 || i >= v.mask.n || 2 * first + 16 > v.mask.n32)
+      return v.rank(i);
+    index_t r = v.before_basic_block(i);
+    const char* p = reinterpret_cast<const char*>(v.mask.words.data() + 2 * first);
+    const int k = static_cast<int>((i >> 6) & 7);
+    std::uint64_t w;
+    for (int j = 0; j < k; ++j) {
+      std::memcpy(&w, p + 8 * j, 8);
+      r += popcount64(w);
+    }
+    std::memcpy(&w, p + 8 * k, 8);
+    return r + popcount64(w & ((std::uint64_t(1) << (i & 63)) - 1));
   }
 
   /// Fetches the first and last position of the sparse layout's block
