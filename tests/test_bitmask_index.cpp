@@ -325,3 +325,25 @@ TEST_CASE_TEMPLATE("index builds take their block counts from the workspace and 
     CHECK(workspace_leases(space, build_all, true) == builds * (1 + per_scan));
   }
 }
+
+TEST_CASE("the host's branch-free select in a word matches a walk over the bits") {
+  std::mt19937_64 gen(21);
+  int words = 0;
+  for (int density_bits = 1; density_bits <= 64; ++density_bits)
+    for (int t = 0; t < 200; ++t) {
+      // words of every popcount: density_bits random bits set (with repeats)
+      std::uint64_t w = 0;
+      for (int b = 0; b < density_bits; ++b) w |= std::uint64_t(1) << (gen() & 63);
+      if (t == 0) w = density_bits == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << density_bits) - 1;
+      CAPTURE(w);
+      int r = 0;
+      for (int i = 0; i < 64; ++i)
+        if ((w >> i) & 1) {
+          CAPTURE(r);
+          REQUIRE(sweep::detail::select_in_word(w, r) == i);
+          ++r;
+        }
+      ++words;
+    }
+  CHECK(words == 64 * 200);
+}

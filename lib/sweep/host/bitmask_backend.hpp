@@ -13,6 +13,7 @@
 #include <sweep/host/bitmask_kernels.hpp>
 #include <sweep/host/isa.hpp>
 
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -46,6 +47,31 @@ void host_popcount_loop(index_t begin, index_t end, const F& f) {
 template <class View>
 auto contiguous_data(const View& v) -> decltype(v.data()) {
   return v.extent(0) <= 1 || v.stride(0) == 1 ? v.data() : nullptr;
+}
+
+/// select_in_byte[b][r]: the position of the r-th set bit of byte b
+/// (r below b's count; 0 past it).
+inline constexpr auto select_in_byte = [] {
+  std::array<std::array<std::uint8_t, 8>, 256> t{};
+  for (int b = 0; b < 256; ++b)
+    for (int i = 0, r = 0; i < 8; ++i)
+      if ((b >> i) & 1) t[b][r++] = static_cast<std::uint8_t>(i);
+  return t;
+}();
+
+/// The position of the r-th set bit of w, r below popcount(w), with no
+/// data-dependent branch: the bytes' running counts in one multiply, the
+/// byte holding the bit as the count of running counts at or below r
+/// (compared in all eight bytes at once), then the byte's table row.
+KOKKOS_FORCEINLINE_FUNCTION int select_in_word(std::uint64_t w, int r) {
+  constexpr std::uint64_t low = 0x0101010101010101u, high = 0x8080808080808080u;
+  std::uint64_t x = w - ((w >> 1) & 0x5555555555555555u);
+  x = (x & 0x3333333333333333u) + ((x >> 2) & 0x3333333333333333u);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fu;
+  const std::uint64_t running = x * low;  // byte b: set bits in bytes 0..b (at most 64)
+  const int byte = popcount64(((std::uint64_t(r) * low | high) - running) & high);
+  const int before = static_cast<int>(((running << 8) >> (8 * byte)) & 0xff);
+  return 8 * byte + select_in_byte[(w >> (8 * byte)) & 0xff][r - before];
 }
 
 template <class ExecSpace>
@@ -115,11 +141,11 @@ struct bitmask_backend<ExecSpace, host_kind> : bitmask_backend<ExecSpace, portab
             for (index_t t = t0; t < t1; ++t)
               __builtin_prefetch(v.samples.data() + (static_cast<index_t>(queries(t)) >> v.sample_shift), 0, 3);
             for (index_t t = t0; t < t1; ++t) {
-              at[t - t0] = v.select_locate(static_cast<index_t>(queries(t)));
+              at[t - t0] = dense_select_locate(v, static_cast<index_t>(queries(t)));
               prefetch_basic_block(v, at[t - t0].word);
             }
             for (index_t t = t0; t < t1; ++t)
-              out(t) = static_cast<R>(v.select_in_block(at[t - t0]));
+              out(t) = static_cast<R>(dense_select_in_block(v, at[t - t0]));
           }
         });
         return;
@@ -210,6 +236,60 @@ struct bitmask_backend<ExecSpace, host_kind> : bitmask_backend<ExecSpace, portab
     }
     std::memcpy(&w, p + 8 * k, 8);
     return r + popcount64(w & ((std::uint64_t(1) << (i & 63)) - 1));
+  }
+
+  /// rank_select_view::select_locate with selects in place of its
+  /// data-dependent branches: the superblock found by halving the samples'
+  /// range (the step count depends on the range's length only), the basic
+  /// block by comparing rem with the entry's three running counts. Valid
+  /// queries only (the batch's range check runs first).
+  template <class View>
+  KOKKOS_FORCEINLINE_FUNCTION static typename View::select_start dense_select_locate(const View& v, index_t k) {
+    const index_t j = k >> v.sample_shift;
+    index_t lo = v.samples(j);
+    index_t len = (j + 1 < v.n_samples ? index_t(v.samples(j + 1)) + 1 : v.n_super) - lo;
+    while (len > 1) {  // the last superblock in [lo, lo + len) starting at or before k
+      const index_t half = len / 2;
+      lo = v.super_before(lo + half) <= k ? lo + half : lo;
+      len -= half;
+    }
+    const std::uint64_t e = v.l12(lo);
+    const index_t rem = k - v.super_before(lo);
+    const index_t c1 = index_t((e >> 32) & 0x3ff);
+    const index_t c2 = c1 + index_t((e >> 42) & 0x3ff);
+    const index_t c3 = c2 + index_t((e >> 52) & 0x3ff);
+    index_t basic = 0, before = 0;
+    basic = rem >= c1 ? 1 : basic;
+    before = rem >= c1 ? c1 : before;
+    basic = rem >= c2 ? 2 : basic;
+    before = rem >= c2 ? c2 : before;
+    basic = rem >= c3 ? 3 : basic;
+    before = rem >= c3 ? c3 : before;
+    return {lo * View::super_words + 8 * basic, rem - before};
+  }
+
+  /// rank_select_view::select_in_block where the basic block lies wholly
+  /// inside the caller's words: its eight words read as 64-bit loads, the
+  /// word holding the set bit picked by counting the running counts at or
+  /// below rem, the bit by select_in_word; the view's walk for the last
+  /// block. (Bits past n in the last word lie above every set bit, and
+  /// rem is below the block's count, so they are never reached.)
+  template <class View>
+  KOKKOS_FORCEINLINE_FUNCTION static index_t dense_select_in_block(const View& v,
+                                                                   const typename View::select_start& s) {
+    if (std::endian::native != std::endian::little || 2 * s.word + 16 > v.mask.n32) return v.select_in_block(s);
+    const char* p = reinterpret_cast<const char*>(v.mask.words.data() + 2 * s.word);
+    std::uint64_t w[8];
+    int before[8];
+    const int r = static_cast<int>(s.rem);
+    int total = 0, j = 0;
+    for (int q = 0; q < 8; ++q) {
+      std::memcpy(&w[q], p + 8 * q, 8);
+      before[q] = total;
+      total += popcount64(w[q]);
+      j += total <= r;
+    }
+    return 64 * (s.word + j) + select_in_word(w[j], r - before[j]);
   }
 
   /// Fetches the first and last position of the sparse layout's block
