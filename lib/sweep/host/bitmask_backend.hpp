@@ -63,7 +63,7 @@ inline constexpr auto select_in_byte = [] {
 /// data-dependent branch: the bytes' running counts in one multiply, the
 /// byte holding the bit as the count of running counts at or below r
 /// (compared in all eight bytes at once), then the byte's table row.
-KOKKOS_FORCEINLINE_FUNCTION int select_in_word(std::uint64_t w, int r) {
+[[gnu::always_inline]] inline int select_in_word(std::uint64_t w, int r) {
   constexpr std::uint64_t low = 0x0101010101010101u, high = 0x8080808080808080u;
   std::uint64_t x = w - ((w >> 1) & 0x5555555555555555u);
   x = (x & 0x3333333333333333u) + ((x >> 2) & 0x3333333333333333u);
@@ -244,7 +244,7 @@ struct bitmask_backend<ExecSpace, host_kind> : bitmask_backend<ExecSpace, portab
   /// block by comparing rem with the entry's three running counts. Valid
   /// queries only (the batch's range check runs first).
   template <class View>
-  KOKKOS_FORCEINLINE_FUNCTION static typename View::select_start dense_select_locate(const View& v, index_t k) {
+  [[gnu::always_inline]] static typename View::select_start dense_select_locate(const View& v, index_t k) {
     const index_t j = k >> v.sample_shift;
     index_t lo = v.samples(j);
     index_t len = (j + 1 < v.n_samples ? index_t(v.samples(j + 1)) + 1 : v.n_super) - lo;
@@ -275,8 +275,8 @@ struct bitmask_backend<ExecSpace, host_kind> : bitmask_backend<ExecSpace, portab
   /// block. (Bits past n in the last word lie above every set bit, and
   /// rem is below the block's count, so they are never reached.)
   template <class View>
-  KOKKOS_FORCEINLINE_FUNCTION static index_t dense_select_in_block(const View& v,
-                                                                   const typename View::select_start& s) {
+  [[gnu::always_inline]] static index_t dense_select_in_block(const View& v,
+                                                              const typename View::select_start& s) {
     if (std::endian::native != std::endian::little || 2 * s.word + 16 > v.mask.n32) return v.select_in_block(s);
     const char* p = reinterpret_cast<const char*>(v.mask.words.data() + 2 * s.word);
     std::uint64_t w[8];
