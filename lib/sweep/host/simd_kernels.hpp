@@ -187,7 +187,7 @@ inline T plus_scan(const T* in, T* out, index_t n, T prefix, bool exclusive, boo
 template <class V, int L, int D>
 inline V shift_up(const V& v) {
   using I = decltype(v < v);
-  I idx;
+  I idx{};  // every lane set below (initialised: GCC -O1 cannot see it)
   for (int k = 0; k < L; ++k) idx[k] = k < D ? k : L + k - D;
   return __builtin_shuffle(V{}, v, idx);
 }
