@@ -117,8 +117,9 @@ enum class queue_fetch { l1, l2, none };
 /// (many independent loads in flight, where a loop per word would stall
 /// on its mispredicted exit with the loads behind it). With Ahead == 0
 /// append prefetches each position's line as it queues it (Fetch says
-/// where); with Ahead > 0 the moves prefetch the line Ahead positions on
-/// (the last Ahead positions of the queue fetch the last line again).
+/// where); with Ahead > 0 the moves prefetch the line Ahead positions on,
+/// to where Fetch says (the last Ahead positions of the queue fetch the
+/// last line again).
 template <class T, bool Write, int Ahead = 0, queue_fetch Fetch = queue_fetch::l1>
 struct sparse_queue {
   static constexpr int capacity = 512;
@@ -161,7 +162,7 @@ struct sparse_queue {
   void prefetch_ahead(int t) const {
     if constexpr (Ahead > 0) {
       const int u = t + Ahead < size ? t + Ahead : size - 1;
-      __builtin_prefetch(target + pos[u], Write ? 1 : 0);
+      fetch(target + pos[u]);
     }
   }
   T* gather(const T* in, T* out) {
@@ -382,14 +383,18 @@ inline void avx512_unpack_word(std::uint64_t w, const T*& in, const T* in_end, T
 /// to 64 bits by a byte expand and stored eight at a time, so a word takes
 /// neither a loop nor a branch, and no line is fetched until the queue is
 /// emptied, each then 48 positions before it is moved (24 and 48 ran
-/// alike). (The loop of the AVX2 queue mispredicts its exit on words of
+/// alike), into L2: on the 2-core EPYC (Zen 5) bench_bitmask's rank_select
+/// at 2^26 int32, 1%, took 3.3-4.0 ms to pack and 3.6-4.1 to unpack against
+/// 4.4-5.2 and 4.1-5.1 with the lines fetched into L1, faster in each of four
+/// alternated runs; at 4% the two ran within the runs' spread
+/// (benchmarks/results/cpu-2core-epyc/bitmask_vbmi2_l2_ab/). (The loop of the AVX2 queue mispredicts its exit on words of
 /// two or more bits, and its prefetch per position at the walk, tried here
 /// too, doubled the time of pack at 1%: bench_bitmask at 2^26 int32 took
 /// 5.6-7.1 ms with the AVX2 queue, 6.5-7.1 ms with the prefetch, 2.6-3.2 ms
 /// as below.)
 template <class T, bool Write>
-struct compress_queue : sparse_queue<T, Write, 48> {
-  using sparse_queue<T, Write, 48>::sparse_queue;
+struct compress_queue : sparse_queue<T, Write, 48, queue_fetch::l2> {
+  using sparse_queue<T, Write, 48, queue_fetch::l2>::sparse_queue;
   void append(index_t base, std::uint64_t w) {
     alignas(64) static constexpr std::array<std::uint8_t, 64> iota = [] {
       std::array<std::uint8_t, 64> a{};
