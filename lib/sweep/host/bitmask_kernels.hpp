@@ -395,9 +395,6 @@ inline void avx512_unpack_word(std::uint64_t w, const T*& in, const T* in_end, T
 template <class T, bool Write>
 struct compress_queue : sparse_queue<T, Write, 48, queue_fetch::l2> {
   using sparse_queue<T, Write, 48, queue_fetch::l2>::sparse_queue;
-  /// Whether the walk offers groups of four words to append_group (set for
-  /// ranges below group_permille).
-  bool by_group = false;
   alignas(64) static constexpr std::array<std::uint8_t, 64> iota = [] {
     std::array<std::uint8_t, 64> a{};
     for (int b = 0; b < 64; ++b) a[b] = static_cast<std::uint8_t>(b);
@@ -411,6 +408,14 @@ struct compress_queue : sparse_queue<T, Write, 48, queue_fetch::l2> {
     _mm512_storeu_si512(this->pos + this->size, p);  // sparse_bits <= 8 positions
     this->size += static_cast<int>(_mm_popcnt_u64(w));
   }
+};
+
+/// The queue for ranges below group_permille: the walk offers it groups of
+/// four words (a type of its own, so that denser ranges run the walk
+/// compiled without the offer).
+template <class T, bool Write>
+struct group_queue : compress_queue<T, Write> {
+  using compress_queue<T, Write>::compress_queue;
   /// Appends the set bits of four words (the 256 mask bits at `words`,
   /// positions from base) when no byte of them has two set bits, and
   /// returns false, appending nothing, otherwise. Each set bit is then the only one of its byte, at
@@ -437,7 +442,7 @@ struct compress_queue : sparse_queue<T, Write, 48, queue_fetch::l2> {
     }();
     const __mmask64 nonzero = _mm512_test_epi8_mask(g, g);
     const __m512i bytes = _mm512_maskz_compress_epi8(nonzero, g);
-    const __m512i index = _mm512_maskz_compress_epi8(nonzero, _mm512_load_si512(iota.data()));
+    const __m512i index = _mm512_maskz_compress_epi8(nonzero, _mm512_load_si512(this->iota.data()));
     const __m512i nibble = _mm512_set1_epi8(15);
     const __m512i place =
         _mm512_add_epi8(_mm512_shuffle_epi8(_mm512_load_si512(low_place.data()), _mm512_and_si512(bytes, nibble)),
@@ -467,29 +472,47 @@ static_assert(sparse_bits <= 8);
 /// bitmask_vbmi2_group_ab/): with groups below this density, at 1% pack
 /// took 3.4-3.9 ms against 3.8-5.1 word by word and unpack 3.2-3.8 against
 /// 4.1-4.9, faster in every pair; offered at every density below 6%, the
-/// 4% rows ran slower in three of four pairs.
+/// 4% rows ran slower in three of four pairs. On a 2-vCPU Xeon (AVX-512
+/// VBMI2) pack at 4% ran 11-15% slower when the offer was a flag tested in
+/// the one walk, so denser ranges walk with compress_queue, whose walk has
+/// no offer (-1% to +8% then; benchmarks/results/cpu-2core-xeon-m167/
+/// bitmask_vbmi2_group_ab/).
 inline constexpr int group_permille = 25;
 
 #define SWEEP_BITMASK_WALK_LEVEL walk_vbmi2
 #include <sweep/host/bitmask_walk_body.hpp>
 #undef SWEEP_BITMASK_WALK_LEVEL
 
-template <class T>
-void vbmi2_pack_sparse(const host_mask& m, index_t w0, index_t w1, const T* in, T* out, T* out_limit) {
-  compress_queue<T, false> queue(in);
-  queue.by_group = 1000 * (out_limit - out) < group_permille * 64 * (w1 - w0);
+template <class T, class Queue>
+void vbmi2_pack_walk(const host_mask& m, index_t w0, index_t w1, const T* in, T* out, T* out_limit) {
+  Queue queue(in);
   walk_vbmi2::walk_words(
       m, w0, w1, queue, [&] { out = queue.gather(in, out); },
       [&](index_t j, std::uint64_t w) { avx512_pack_word(w, in + 64 * j, out, out_limit); });
 }
 
 template <class T>
-void vbmi2_unpack_sparse(const host_mask& m, index_t w0, index_t w1, const T* in, const T* in_end, T* out) {
-  compress_queue<T, true> queue(out);
-  queue.by_group = 1000 * (in_end - in) < group_permille * 64 * (w1 - w0);
+void vbmi2_pack_sparse(const host_mask& m, index_t w0, index_t w1, const T* in, T* out, T* out_limit) {
+  if (1000 * (out_limit - out) < group_permille * 64 * (w1 - w0))
+    vbmi2_pack_walk<T, group_queue<T, false>>(m, w0, w1, in, out, out_limit);
+  else
+    vbmi2_pack_walk<T, compress_queue<T, false>>(m, w0, w1, in, out, out_limit);
+}
+
+template <class T, class Queue>
+void vbmi2_unpack_walk(const host_mask& m, index_t w0, index_t w1, const T* in, const T* in_end, T* out) {
+  Queue queue(out);
   walk_vbmi2::walk_words(
       m, w0, w1, queue, [&] { in = queue.scatter(in, out); },
       [&](index_t j, std::uint64_t w) { avx512_unpack_word(w, in, in_end, out + 64 * j, 64 * j + 64 <= m.n); });
+}
+
+template <class T>
+void vbmi2_unpack_sparse(const host_mask& m, index_t w0, index_t w1, const T* in, const T* in_end, T* out) {
+  if (1000 * (in_end - in) < group_permille * 64 * (w1 - w0))
+    vbmi2_unpack_walk<T, group_queue<T, true>>(m, w0, w1, in, in_end, out);
+  else
+    vbmi2_unpack_walk<T, compress_queue<T, true>>(m, w0, w1, in, in_end, out);
 }
 #pragma GCC pop_options
 

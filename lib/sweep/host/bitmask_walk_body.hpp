@@ -9,10 +9,9 @@ namespace SWEEP_BITMASK_WALK_LEVEL {
 
 /// Walks words [w0, w1): runs of clear 256-bit groups are skipped with one
 /// test each, a queue with append_group takes a group of four words in one
-/// step where it can (and its by_group asks for it), sparse words (at most
-/// sparse_bits set) go to the queue (`flush()` empties it, and is called
-/// before any dense word so the order holds), dense words go to
-/// `dense(j, w)`.
+/// step where it can, sparse words (at most sparse_bits set) go to the
+/// queue (`flush()` empties it, and is called before any dense word so the
+/// order holds), dense words go to `dense(j, w)`.
 template <class Queue, class Flush, class Dense>
 void walk_words(const host_mask& m, index_t w0, index_t w1, Queue& queue, Flush&& flush, Dense&& dense) {
   const index_t full = m.n / 64;  // words entirely below n
@@ -31,7 +30,7 @@ void walk_words(const host_mask& m, index_t w0, index_t w1, Queue& queue, Flush&
       const __m256i g = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(m.words + 2 * j));
       if (!_mm256_testz_si256(g, g)) {
         if constexpr (requires { queue.append_group(index_t{}, m.words); }) {
-          if (queue.by_group && queue.append_group(64 * j, m.words + 2 * j)) {
+          if (queue.append_group(64 * j, m.words + 2 * j)) {
             if (queue.size > Queue::capacity - 64) flush();
             j += 4;
             continue;
