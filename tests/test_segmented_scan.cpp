@@ -366,10 +366,10 @@ TEST_CASE_TEMPLATE("conversions refuse decreasing offsets and write nothing", Sp
 // block of 8192 elements, several blocks per thread) and the portable one
 // (the word being filled in a register, one block per thread on a GPU).
 // Both give the same words and the same verdict (the value every check
-// reads) at every host instruction-set level, on valid offsets with and
-// without empty and trailing segments and on offsets that decrease inside
-// a walk, across its edges and at the ends. 41 blocks: a walk holds
-// several at 1 and 2 threads.
+// reads) at every host instruction-set level, for 64- and 32-bit offsets,
+// on valid offsets with and without empty and trailing segments and on
+// offsets that decrease inside a walk, across its edges and at the ends.
+// 41 blocks: a walk holds several at 1 and 2 threads.
 TEST_CASE_TEMPLATE("offsets become the same head bits on the host walk and the portable one", Space,
                    SWEEP_TEST_SPACES) {
   using Mem = typename Space::memory_space;
@@ -405,6 +405,30 @@ TEST_CASE_TEMPLATE("offsets become the same head bits on the host walk and the p
   with("a negative entry", at(7 * 8192 + 17), -5);
   with("an entry past n", at(9 * 8192 + 3), static_cast<std::int64_t>(n) + 1000);
   with("the second entry past everything", 1, static_cast<std::int64_t>(n));
+  // Blocks with few offsets set their bits without the map: decreases
+  // there too, one of them negative in the last, short block.
+  const auto sparse = random_layout(n, 1000.0, 76);
+  const auto sparse_with = [&](const std::string& name, std::int64_t e, std::int64_t value) {
+    auto l = sparse;
+    l.name = name;
+    const auto s = static_cast<std::size_t>(std::lower_bound(l.offsets.begin(), l.offsets.end(), e) -
+                                            l.offsets.begin());
+    REQUIRE(s + 1 < l.offsets.size());
+    l.offsets[s] = value;
+    cases.emplace_back(l, false);
+  };
+  sparse_with("a sparse block's entry lowered", 6 * 8192 + 2000, 6 * 8192 + 10);
+  {
+    auto l = sparse;  // the last block (37 elements) gets offsets, one of them negative
+    l.name = "a negative entry in the last block";
+    l.offsets.pop_back();
+    while (l.offsets.back() >= 40 * 8192) l.offsets.pop_back();
+    for (const std::int64_t o : {std::int64_t(40 * 8192 + 5), std::int64_t(-5), std::int64_t(40 * 8192 + 20),
+                                 static_cast<std::int64_t>(n)})
+      l.offsets.push_back(o);
+    cases.emplace_back(l, false);
+  }
+  sparse_with("a sparse block's entry past n", 12 * 8192 + 100, static_cast<std::int64_t>(n) + 1);
   for (const auto& [l, valid] : cases) {
     CAPTURE(l.name);
     const auto offsets = to_device<Space>(l.offsets, "offsets");
@@ -425,6 +449,12 @@ TEST_CASE_TEMPLATE("offsets become the same head bits on the host walk and the p
       CAPTURE(sweep::host::to_string(level));
       Kokkos::deep_copy(got, 0x5a5a5a5au);
       CHECK(backend::to_bits_checked(space, offsets, sweep::index_t(n), got, "sweep::test") == verdict);
+      if (valid) CHECK(to_host(got) == reference);
+      // 32-bit offsets (the AVX-512 walk widens them eight at a time).
+      Kokkos::deep_copy(got, 0x5a5a5a5au);
+      const std::vector<std::int32_t> narrow(l.offsets.begin(), l.offsets.end());
+      CHECK(backend::to_bits_checked(space, to_device<Space>(narrow, "offsets32"), sweep::index_t(n), got,
+                                     "sweep::test") == verdict);
       if (valid) CHECK(to_host(got) == reference);
     }
   }

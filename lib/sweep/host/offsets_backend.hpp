@@ -5,7 +5,10 @@
 // stores one byte (0x80) at its element's place in a map of the block,
 // stores that depend on nothing, and the block's words are read out of
 // the map 32 bytes at a time (a byte-sign mask: AVX2 or SSE2), clearing
-// it for the next block. Words, checks and the returned value are the
+// it for the next block; a block with few offsets sets their bits
+// directly instead. At the AVX-512 level, signed 4- and 8-byte
+// offsets are marked eight at a time by one scatter, their rise checked
+// by one compare. Words, checks and the returned value are the
 // portable walk's (detail/segment_heads.hpp).
 #pragma once
 
@@ -16,6 +19,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace sweep::detail {
 
@@ -70,6 +74,59 @@ inline void map_to_words(std::uint8_t* map, std::uint32_t* words, index_t count)
 #endif
 }
 
+#if SWEEP_HOST_MULTI
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx2")
+/// Eight offsets at a time while all eight lie below the block's end e1:
+/// one compare checks that they rise (each against its predecessor, the
+/// first against `prev`), one scatter marks them. The scatter stores four
+/// bytes (0x80 and three zeros) at each offset's place, lane after lane in
+/// the order of the offsets, so a mark is overwritten only by a lower
+/// offset's zeros, which only a decrease (refused anyway) puts after it;
+/// the map holds three spare bytes past the block for the last element's
+/// zeros. Leaves `s` at the first group that reaches e1 (the scalar loop
+/// goes on from there) and `prev` at the last offset taken.
+template <class O>
+inline bool mark_offsets_avx512(const O* offsets, index_t nseg, index_t e0, index_t e1, std::uint8_t* map,
+                                index_t& s, index_t& prev) {
+  constexpr index_t block = offset_walk_block;
+  const __m512i end = _mm512_set1_epi64(e1), first = _mm512_set1_epi64(e0);
+  const __m512i wrap = _mm512_set1_epi64(block - 1);
+  const __m256i mark = _mm256_set1_epi32(0x80);
+  __m512i last = _mm512_set1_epi64(prev);
+  __mmask8 rise = 0xff;
+  bool moved = false;
+  for (; s + 8 <= nseg; s += 8) {
+    __m512i v;
+    if constexpr (sizeof(O) == 8)
+      v = _mm512_loadu_si512(offsets + s);
+    else
+      v = _mm512_maskz_cvtepi32_epi64(0xff, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(offsets + s)));
+    if (_mm512_cmplt_epi64_mask(v, end) != 0xff) break;
+    rise &= _mm512_cmpge_epi64_mask(v, _mm512_maskz_alignr_epi64(0xff, v, last, 7));
+    last = v;
+    moved = true;
+    _mm512_i64scatter_epi32(map, _mm512_and_si512(_mm512_sub_epi64(v, first), wrap), mark, 1);
+  }
+  if (moved) {
+    alignas(64) std::int64_t lanes[8];
+    _mm512_store_si512(lanes, last);
+    prev = lanes[7];
+  }
+  return rise == 0xff;
+}
+#pragma GCC pop_options
+#endif
+
+/// Offsets the AVX-512 marking takes: signed integers of 4 or 8 bytes.
+template <class O>
+inline constexpr bool vector_offsets = std::is_integral_v<O> && std::is_signed_v<O> && (sizeof(O) == 4 || sizeof(O) == 8);
+
+/// Blocks with at most this many offsets skip reading their words out of
+/// the map: setting that many bits one by one costs less than the map's
+/// 8192 bytes.
+inline constexpr index_t sparse_block_offsets = 32;
+
 /// One thread's walk over blocks [b0, b1): the head words of each block,
 /// offsets from `s` on (left at the first offset at or past the walk's
 /// end). Returns false when an offset lies below the one before it (or
@@ -80,12 +137,20 @@ template <class O>
 bool walk_offset_blocks(const O* offsets, index_t nseg, index_t n, index_t b0, index_t b1, std::uint32_t* words,
                         index_t& s) {
   constexpr index_t block = offset_walk_block;
-  alignas(64) std::uint8_t map[block] = {};
+  alignas(64) std::uint8_t map[block + 64] = {};
   index_t prev = b0 * block;
   bool rise = true;
+#if SWEEP_HOST_MULTI
+  const bool wide = vector_offsets<O> && host::uses(host::isa::avx512);
+#endif
   for (index_t b = b0; b < b1; ++b) {
     const index_t e0 = b * block;
     const index_t e1 = e0 + block < n ? e0 + block : n;
+    const index_t s0 = s;
+#if SWEEP_HOST_MULTI
+    if constexpr (vector_offsets<O>)
+      if (wide) rise &= mark_offsets_avx512(offsets, nseg, e0, e1, map, s, prev);
+#endif
     for (; s < nseg; ++s) {
       const auto o = static_cast<index_t>(offsets[s]);
       if (o >= e1) break;
@@ -93,7 +158,21 @@ bool walk_offset_blocks(const O* offsets, index_t nseg, index_t n, index_t b0, i
       prev = o;
       map[(o - e0) & (block - 1)] = 0x80;
     }
-    map_to_words(map, words + e0 / 32, (e1 - e0 + 31) / 32);
+    const index_t count = (e1 - e0 + 31) / 32;
+    if (s - s0 > sparse_block_offsets) {
+      map_to_words(map, words + e0 / 32, count);
+      continue;
+    }
+    // Few offsets: zero the block's words and set their bits, clearing
+    // only their map bytes (every mark came from one of them). A place past
+    // the last block's end is a decrease's (refused), and writes nothing.
+    std::uint32_t* const w = words + e0 / 32;
+    for (index_t k = 0; k < count; ++k) w[k] = 0;
+    for (index_t k = s0; k < s; ++k) {
+      const index_t i = (static_cast<index_t>(offsets[k]) - e0) & (block - 1);
+      map[i] = 0;
+      if (i < e1 - e0) w[i / 32] |= std::uint32_t(1) << (i % 32);
+    }
   }
   return rise;
 }
