@@ -386,38 +386,33 @@ TEST_CASE_TEMPLATE("offsets become the same head bits on the host walk and the p
   for (int k = 0; k < 3; ++k) trailing.offsets.push_back(static_cast<std::int64_t>(n));
   cases.emplace_back(trailing, true);
   const auto base = random_layout(n, 8.0, 75);
-  const auto at = [&](std::int64_t e) {  // the first offset at or past element e
-    return static_cast<std::size_t>(std::lower_bound(base.offsets.begin(), base.offsets.end(), e) -
-                                    base.offsets.begin());
+  // The first offset of `from` at or past element e.
+  const auto at = [&](std::int64_t e, const layout& from) {
+    const auto s = static_cast<std::size_t>(std::lower_bound(from.offsets.begin(), from.offsets.end(), e) -
+                                            from.offsets.begin());
+    REQUIRE(s + 1 < from.offsets.size());
+    return s;
   };
-  const auto with = [&](const std::string& name, std::size_t s, std::int64_t value) {
-    auto l = base;
+  const auto with = [&](const std::string& name, std::size_t s, std::int64_t value, const layout& from) {
+    auto l = from;
     l.name = name;
     l.offsets[s] = value;
     cases.emplace_back(l, false);
   };
   for (std::int64_t block : {1, 2, 5, 16, 40}) {  // walk edges at 1 and 2 threads, and inside walks
-    const std::size_t s = at(block * 8192);
-    with("block " + std::to_string(block) + "'s first offset below its predecessor", s, base.offsets[s - 1] - 1);
-    with("block " + std::to_string(block) + "'s last offset past its successor", s - 1, base.offsets[s] + 1);
+    const std::size_t s = at(block * 8192, base);
+    with("block " + std::to_string(block) + "'s first offset below its predecessor", s, base.offsets[s - 1] - 1,
+         base);
+    with("block " + std::to_string(block) + "'s last offset past its successor", s - 1, base.offsets[s] + 1, base);
   }
-  with("an entry in the middle of a block lowered", at(3 * 8192 + 4000), 3 * 8192 + 100);
-  with("a negative entry", at(7 * 8192 + 17), -5);
-  with("an entry past n", at(9 * 8192 + 3), static_cast<std::int64_t>(n) + 1000);
-  with("the second entry past everything", 1, static_cast<std::int64_t>(n));
+  with("an entry in the middle of a block lowered", at(3 * 8192 + 4000, base), 3 * 8192 + 100, base);
+  with("a negative entry", at(7 * 8192 + 17, base), -5, base);
+  with("an entry past n", at(9 * 8192 + 3, base), static_cast<std::int64_t>(n) + 1000, base);
+  with("the second entry past everything", 1, static_cast<std::int64_t>(n), base);
   // Blocks with few offsets set their bits without the map: decreases
   // there too, one of them negative in the last, short block.
   const auto sparse = random_layout(n, 1000.0, 76);
-  const auto sparse_with = [&](const std::string& name, std::int64_t e, std::int64_t value) {
-    auto l = sparse;
-    l.name = name;
-    const auto s = static_cast<std::size_t>(std::lower_bound(l.offsets.begin(), l.offsets.end(), e) -
-                                            l.offsets.begin());
-    REQUIRE(s + 1 < l.offsets.size());
-    l.offsets[s] = value;
-    cases.emplace_back(l, false);
-  };
-  sparse_with("a sparse block's entry lowered", 6 * 8192 + 2000, 6 * 8192 + 10);
+  with("a sparse block's entry lowered", at(6 * 8192 + 2000, sparse), 6 * 8192 + 10, sparse);
   {
     auto l = sparse;  // the last block (37 elements) gets offsets, one of them negative
     l.name = "a negative entry in the last block";
@@ -428,10 +423,12 @@ TEST_CASE_TEMPLATE("offsets become the same head bits on the host walk and the p
       l.offsets.push_back(o);
     cases.emplace_back(l, false);
   }
-  sparse_with("a sparse block's entry past n", 12 * 8192 + 100, static_cast<std::int64_t>(n) + 1);
+  with("a sparse block's entry past n", at(12 * 8192 + 100, sparse), static_cast<std::int64_t>(n) + 1, sparse);
   for (const auto& [l, valid] : cases) {
     CAPTURE(l.name);
     const auto offsets = to_device<Space>(l.offsets, "offsets");
+    // The same offsets in 32 bits (the AVX-512 walk widens them eight at a time).
+    const auto offsets32 = to_device<Space>(std::vector<std::int32_t>(l.offsets.begin(), l.offsets.end()), "offsets32");
     Kokkos::View<std::uint32_t*, Mem> want("want", nwords), got("got", nwords);
     const auto verdict = portable::to_bits_checked(space, offsets, sweep::index_t(n), want, "sweep::test");
     std::vector<std::uint32_t> reference(nwords, 0);
@@ -450,11 +447,8 @@ TEST_CASE_TEMPLATE("offsets become the same head bits on the host walk and the p
       Kokkos::deep_copy(got, 0x5a5a5a5au);
       CHECK(backend::to_bits_checked(space, offsets, sweep::index_t(n), got, "sweep::test") == verdict);
       if (valid) CHECK(to_host(got) == reference);
-      // 32-bit offsets (the AVX-512 walk widens them eight at a time).
       Kokkos::deep_copy(got, 0x5a5a5a5au);
-      const std::vector<std::int32_t> narrow(l.offsets.begin(), l.offsets.end());
-      CHECK(backend::to_bits_checked(space, to_device<Space>(narrow, "offsets32"), sweep::index_t(n), got,
-                                     "sweep::test") == verdict);
+      CHECK(backend::to_bits_checked(space, offsets32, sweep::index_t(n), got, "sweep::test") == verdict);
       if (valid) CHECK(to_host(got) == reference);
     }
   }

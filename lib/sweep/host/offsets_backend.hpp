@@ -95,7 +95,6 @@ inline bool mark_offsets_avx512(const O* offsets, index_t nseg, index_t e0, inde
   const __m256i mark = _mm256_set1_epi32(0x80);
   __m512i last = _mm512_set1_epi64(prev);
   __mmask8 rise = 0xff;
-  bool moved = false;
   for (; s + 8 <= nseg; s += 8) {
     __m512i v;
     if constexpr (sizeof(O) == 8)
@@ -105,14 +104,11 @@ inline bool mark_offsets_avx512(const O* offsets, index_t nseg, index_t e0, inde
     if (_mm512_cmplt_epi64_mask(v, end) != 0xff) break;
     rise &= _mm512_cmpge_epi64_mask(v, _mm512_maskz_alignr_epi64(0xff, v, last, 7));
     last = v;
-    moved = true;
     _mm512_i64scatter_epi32(map, _mm512_and_si512(_mm512_sub_epi64(v, first), wrap), mark, 1);
   }
-  if (moved) {
-    alignas(64) std::int64_t lanes[8];
-    _mm512_store_si512(lanes, last);
-    prev = lanes[7];
-  }
+  alignas(64) std::int64_t lanes[8];  // `last` starts as `prev` in every lane
+  _mm512_store_si512(lanes, last);
+  prev = lanes[7];
   return rise == 0xff;
 }
 #pragma GCC pop_options
@@ -120,7 +116,8 @@ inline bool mark_offsets_avx512(const O* offsets, index_t nseg, index_t e0, inde
 
 /// Offsets the AVX-512 marking takes: signed integers of 4 or 8 bytes.
 template <class O>
-inline constexpr bool vector_offsets = std::is_integral_v<O> && std::is_signed_v<O> && (sizeof(O) == 4 || sizeof(O) == 8);
+inline constexpr bool vector_offsets =
+    std::is_integral_v<O> && std::is_signed_v<O> && (sizeof(O) == 4 || sizeof(O) == 8);
 
 /// Blocks with at most this many offsets skip reading their words out of
 /// the map: setting that many bits one by one costs less than the map's
