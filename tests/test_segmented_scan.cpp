@@ -29,6 +29,39 @@ TEST_CASE_TEMPLATE("large segmented scans (single pass, many chunks)", Space, SW
                            std::int32_t(0), {sweep::scan_algorithm::automatic, sweep::scan_algorithm::blelloch});
 }
 
+TEST_CASE_TEMPLATE("offsets on chunk and block edges scan right at every chunk size", Space, SWEEP_TEST_SPACES) {
+  // Single-pass chunk sizes that are whole blocks of the conversion (8192
+  // elements), several blocks, not a power of two, and smaller than a
+  // block; offsets of 4 bytes signed (the AVX-512 marking) and unsigned
+  // (the scalar one); sums (the vector scans) and maxima (the scalar ones).
+  const std::size_t n = 5 * 8192 + 77;
+  layout edges{"offsets on chunk edges, empty segments across them", {0}};
+  for (std::int64_t e : {8191, 8192, 8192, 8193, 16384, 16384, 16384, 3 * 8192 - 1, 40000, 40960, 40960})
+    edges.offsets.push_back(e);
+  edges.offsets.push_back(static_cast<std::int64_t>(n));
+  edges.offsets.push_back(static_cast<std::int64_t>(n));
+  const std::vector<layout> layouts = {random_layout(n, 8.0, 31, 5), random_layout(n, 3000.0, 32, 2), edges,
+                                       single_segment(n), unit_segments(n)};
+  const auto x = random_values<std::int32_t>(n, 9);
+  const std::vector<sweep::scan_algorithm> algos = {sweep::scan_algorithm::automatic,
+                                                    sweep::scan_algorithm::single_pass};
+  for (sweep::index_t chunk : {0, 8192, 16384, 24576, 1000}) {
+    CAPTURE(chunk);
+    for (const auto& l : layouts) {
+      const std::string layout_name = l.name;
+      CAPTURE(layout_name);
+      const std::vector<std::int32_t> o32(l.offsets.begin(), l.offsets.end());
+      const std::vector<std::uint32_t> u32(l.offsets.begin(), l.offsets.end());
+      const auto offsets32 = sweep::segment_offsets(to_device<Space>(o32, "offsets32"));
+      const auto offsets_u32 = sweep::segment_offsets(to_device<Space>(u32, "offsets_u32"));
+      check_segmented_with<Space>(x, l, offsets32, sweep::plus<std::int32_t>{}, std::int32_t(3), algos, chunk);
+      check_segmented_with<Space>(x, l, offsets_u32, sweep::maximum<std::int32_t>{}, std::int32_t(-7), algos, chunk);
+    }
+    const std::vector<double> xd(x.begin(), x.end());
+    check_segmented<Space>(xd, layouts[0], sweep::plus<double>{}, 0.5, algos, chunk);
+  }
+}
+
 TEST_CASE_TEMPLATE("segmented sums past 64 MiB of output (streaming stores on a CPU)", Space, SWEEP_TEST_SPACES) {
   const std::size_t n = (std::size_t(1) << 24) + 5;
   const auto l = random_layout(n, 8.0, 21);

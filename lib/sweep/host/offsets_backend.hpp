@@ -10,6 +10,20 @@
 // offsets are marked eight at a time by one scatter, their rise checked
 // by one compare. Words, checks and the returned value are the
 // portable walk's (detail/segment_heads.hpp).
+//
+// The conversion stays a pass of its own. On the 2-vCPU Emerald Rapids VM
+// (bench_segmented_scan offsets/8/int32 at 2^26, medians of 3, alternated
+// with this pass's binary) three ways around it ran slower: each
+// single-pass chunk converting its own offsets as its fold starts, after
+// one checking read that finds every chunk's first offset (19.4-19.6 ms
+// against 15.9-18.2; prefetching the chunk's input meanwhile included);
+// the segmented vector scan taking head bits 64 at a time straight from
+// the offsets (20.4-21.0 ms against 14.8-16.3: the checking read alone
+// took 3.2-3.4 ms, and with constant head words the scan still took 17.3
+// ms against 11.1 for bits); and at the AVX-512 level, words built in
+// registers (a variable shift and an OR reduction per eight offsets)
+// instead of the scatter into the byte map (the conversion alone on one
+// thread: 6.8-7.5 ms against 5.2).
 #pragma once
 
 #include <sweep/detail/segment_heads.hpp>
