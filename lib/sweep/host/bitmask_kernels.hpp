@@ -115,12 +115,9 @@ enum class queue_fetch { l1, l2, none };
 
 /// Positions of set bits from sparse words, moved in one branch-free loop
 /// (many independent loads in flight, where a loop per word would stall
-/// on its mispredicted exit with the loads behind it). With Ahead == 0
-/// append prefetches each position's line as it queues it (Fetch says
-/// where); with Ahead > 0 the moves prefetch the line Ahead positions on,
-/// to where Fetch says (the last Ahead positions of the queue fetch the
-/// last line again).
-template <class T, bool Write, int Ahead = 0, queue_fetch Fetch = queue_fetch::l1>
+/// on its mispredicted exit with the loads behind it). append prefetches
+/// each position's line as it queues it (Fetch says where).
+template <class T, bool Write, queue_fetch Fetch = queue_fetch::l1>
 struct sparse_queue {
   static constexpr int capacity = 512;
   const T* target;  // the expanded array, prefetched
@@ -159,26 +156,14 @@ struct sparse_queue {
       size += count;
     }
   }
-  void prefetch_ahead(int t) const {
-    if constexpr (Ahead > 0) {
-      const int u = t + Ahead < size ? t + Ahead : size - 1;
-      fetch(target + pos[u]);
-    }
-  }
   T* gather(const T* in, T* out) {
-    for (int t = 0; t < size; ++t) {
-      prefetch_ahead(t);
-      out[t] = in[pos[t]];
-    }
+    for (int t = 0; t < size; ++t) out[t] = in[pos[t]];
     out += size;
     size = 0;
     return out;
   }
   const T* scatter(const T* in, T* out) {
-    for (int t = 0; t < size; ++t) {
-      prefetch_ahead(t);
-      out[pos[t]] = in[t];
-    }
+    for (int t = 0; t < size; ++t) out[pos[t]] = in[t];
     in += size;
     size = 0;
     return in;
@@ -246,7 +231,7 @@ void avx2_pack_walk(const host_mask& m, index_t w0, index_t w1, const T* in, T* 
 template <class T>
 void avx2_pack_words(const host_mask& m, index_t w0, index_t w1, const T* in, T* out, T* out_limit) {
   if (sparser_than(out_limit - out, 64 * (w1 - w0), avx2_l2_fetch_permille))
-    return avx2_pack_walk<sparse_queue<T, false, 0, queue_fetch::l2>>(m, w0, w1, in, out, out_limit);
+    return avx2_pack_walk<sparse_queue<T, false, queue_fetch::l2>>(m, w0, w1, in, out, out_limit);
   avx2_pack_walk<sparse_queue<T, false>>(m, w0, w1, in, out, out_limit);
 }
 
@@ -291,9 +276,9 @@ void avx2_unpack_walk(const host_mask& m, index_t w0, index_t w1, const T* in, c
 template <class T>
 void avx2_unpack_words(const host_mask& m, index_t w0, index_t w1, const T* in, const T* in_end, T* out) {
   if (sparser_than(in_end - in, 64 * (w1 - w0), avx2_unfetched_permille))
-    return avx2_unpack_walk<sparse_queue<T, true, 0, queue_fetch::none>>(m, w0, w1, in, in_end, out);
+    return avx2_unpack_walk<sparse_queue<T, true, queue_fetch::none>>(m, w0, w1, in, in_end, out);
   if (sparser_than(in_end - in, 64 * (w1 - w0), avx2_l2_fetch_permille))
-    return avx2_unpack_walk<sparse_queue<T, true, 0, queue_fetch::l2>>(m, w0, w1, in, in_end, out);
+    return avx2_unpack_walk<sparse_queue<T, true, queue_fetch::l2>>(m, w0, w1, in, in_end, out);
   avx2_unpack_walk<sparse_queue<T, true>>(m, w0, w1, in, in_end, out);
 }
 #pragma GCC pop_options
@@ -381,20 +366,29 @@ inline void avx512_unpack_word(std::uint64_t w, const T*& in, const T* in_end, T
 /// The sparse queue where the CPU has AVX-512 VBMI2: the positions of a
 /// word's set bits are one byte compress of 0..63 under the word, widened
 /// to 64 bits by a byte expand and stored eight at a time, so a word takes
-/// neither a loop nor a branch, and no line is fetched until the queue is
-/// emptied, each then 48 positions before it is moved (24 and 48 ran
-/// alike), into L2: on the 2-core EPYC (Zen 5) bench_bitmask's rank_select
-/// at 2^26 int32, 1%, took 3.3-4.0 ms to pack and 3.6-4.1 to unpack against
-/// 4.4-5.2 and 4.1-5.1 with the lines fetched into L1, faster in each of four
-/// alternated runs; at 4% the two ran within the runs' spread
-/// (benchmarks/results/cpu-2core-epyc/bitmask_vbmi2_l2_ab/). (The loop of the AVX2 queue mispredicts its exit on words of
-/// two or more bits, and its prefetch per position at the walk, tried here
-/// too, doubled the time of pack at 1%: bench_bitmask at 2^26 int32 took
-/// 5.6-7.1 ms with the AVX2 queue, 6.5-7.1 ms with the prefetch, 2.6-3.2 ms
-/// as below.)
+/// neither a loop nor a branch. Each step of the walk (a word or a group)
+/// then fetches the lines of the next fetch_per_step queued positions into
+/// L1 (for writing when Write), so the lines arrive while the walk goes on
+/// and the moves at flush find them cached. On the 2-vCPU Emerald Rapids VM,
+/// bench_bitmask's rank_select at 2^26 int32 took these times in two
+/// alternated runs (benchmarks/results/cpu-2core-xeon-emr/bitmask_walk_fetch_ab/):
+/// at 1%, 1.36-1.37 ms to pack and 1.45-1.47 ms to unpack, and at 4%,
+/// 3.61-3.62 and 3.79-4.12 ms. When no line was fetched until flush (and
+/// the moves then prefetched into L2, 48 positions ahead) the same rows
+/// took 1.76-1.84 and 1.89-1.93 ms at 1%, and 4.01-4.05 and 4.32-4.36 ms at
+/// 4%. Two and four fetches per step ran as fast or slower, six slower,
+/// and fetches into L2 slower. This form is not measured on the 2-core
+/// EPYC (Zen 5), where fetching at flush into L2 had run faster than into
+/// L1. (The loop of the AVX2 queue mispredicts its
+/// exit on words of two or more bits; on the 2-core EPYC, a prefetch per
+/// position inside that loop doubled the time of pack at 1%.)
 template <class T, bool Write>
-struct compress_queue : sparse_queue<T, Write, 48, queue_fetch::l2> {
-  using sparse_queue<T, Write, 48, queue_fetch::l2>::sparse_queue;
+struct compress_queue : sparse_queue<T, Write, queue_fetch::none> {
+  using base = sparse_queue<T, Write, queue_fetch::none>;
+  using base::base;
+  static constexpr int fetch_per_step = 3;
+  /// Queued positions whose lines have been fetched.
+  int fetched = 0;
   alignas(64) static constexpr std::array<std::uint8_t, 64> iota = [] {
     std::array<std::uint8_t, 64> a{};
     for (int b = 0; b < 64; ++b) a[b] = static_cast<std::uint8_t>(b);
@@ -407,6 +401,27 @@ struct compress_queue : sparse_queue<T, Write, 48, queue_fetch::l2> {
     const __m512i p = _mm512_add_epi64(wide, _mm512_set1_epi64(base));
     _mm512_storeu_si512(this->pos + this->size, p);  // sparse_bits <= 8 positions
     this->size += static_cast<int>(_mm_popcnt_u64(w));
+    fetch_queued();
+  }
+  /// Fetches the lines of the next fetch_per_step queued positions, each
+  /// index clamped to the last queued position (fetched again rather than
+  /// branched around). pos[size - 1] and pos[0] are always written: an
+  /// empty word's store fills its eight slots with its base.
+  void fetch_queued() {
+    const int last = this->size > 0 ? this->size - 1 : 0;
+    for (int k = 0; k < fetch_per_step; ++k) {
+      const int u = fetched + k < last ? fetched + k : last;
+      __builtin_prefetch(this->target + this->pos[u], Write ? 1 : 0, 3);
+    }
+    fetched = fetched + fetch_per_step < this->size ? fetched + fetch_per_step : this->size;
+  }
+  T* gather(const T* in, T* out) {
+    fetched = 0;
+    return base::gather(in, out);
+  }
+  const T* scatter(const T* in, T* out) {
+    fetched = 0;
+    return base::scatter(in, out);
   }
 };
 
@@ -459,6 +474,7 @@ struct group_queue : compress_queue<T, Write> {
       _mm512_storeu_si512(this->pos + this->size + t, _mm512_add_epi64(_mm512_maskz_cvtepu8_epi64(0xff, eight), b));
     }
     this->size += count;
+    this->fetch_queued();
     return true;
   }
 };
