@@ -30,7 +30,8 @@
 // from the mask outside the timed region; moved bytes count the flags).
 //
 // Row groups: (1) every encoding and op over densities at 2^26 bits
-// (SWEEP_BENCH_BITMASK_LOG2N); (2) setup/pack/unpack over sizes
+// (SWEEP_BENCH_BITMASK_LOG2N; densities from SWEEP_BENCH_BITMASK_PERMILLE,
+// a comma-separated list, if set); (2) setup/pack/unpack over sizes
 // 2^20..2^28 (SWEEP_BENCH_LOG2N_MIN/MAX) at 50%; (3) pack/unpack over the
 // work item (sweep::bitmask_options) at 50%; (4) the fixed trees' layer
 // sizes S1 x S2 (pack at 4% and 50%, index bytes).
@@ -40,6 +41,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <vector>
@@ -338,9 +341,30 @@ void register_copy_rows(int log2n) {
 
 }  // namespace
 
+namespace {
+/// Densities (per mille) of row group (1): SWEEP_BENCH_BITMASK_PERMILLE as
+/// a comma-separated list (each 0..1000), or the default list.
+std::vector<int> densities_from_env(std::vector<int> fallback) {
+  const char* text = std::getenv("SWEEP_BENCH_BITMASK_PERMILLE");
+  if (text == nullptr || *text == '\0') return fallback;
+  std::vector<int> list;
+  for (const char* p = text; *p != '\0';) {
+    char* end = nullptr;
+    const long v = std::strtol(p, &end, 10);
+    if (end == p || v < 0 || v > 1000 || (*end != ',' && *end != '\0')) {
+      std::fprintf(stderr, "SWEEP_BENCH_BITMASK_PERMILLE: expected a comma-separated list of 0..1000, got '%s'\n", text);
+      std::exit(2);
+    }
+    list.push_back(static_cast<int>(v));
+    p = *end == ',' ? end + 1 : end;
+  }
+  return list;
+}
+}  // namespace
+
 void sweep_bench::register_suite() {
   const int main_log2n = env_or("SWEEP_BENCH_BITMASK_LOG2N", 26);
-  const std::vector<int> densities{0, 1, 10, 40, 100, 250, 500, 750, 900, 990, 1000};
+  const std::vector<int> densities = densities_from_env({0, 1, 10, 40, 100, 250, 500, 750, 900, 990, 1000});
   // (1) densities at the main size
   register_copy_rows(main_log2n);
   register_encoding<bm::rank_select>(main_log2n, densities, true);

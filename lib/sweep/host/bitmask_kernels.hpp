@@ -426,22 +426,25 @@ struct compress_queue : sparse_queue<T, Write, queue_fetch::none> {
 };
 
 /// The queue for ranges below group_permille: the walk offers it groups of
-/// four words (a type of its own, so that denser ranges run the walk
-/// compiled without the offer).
-template <class T, bool Write>
+/// Words words (4 or 8; a type of its own, so that denser ranges run the
+/// walk compiled without the offer).
+template <class T, bool Write, int Words>
 struct group_queue : compress_queue<T, Write> {
+  static_assert(Words == 4 || Words == 8);
   using compress_queue<T, Write>::compress_queue;
-  /// Appends the set bits of four words (the 256 mask bits at `words`,
-  /// positions from base) when no byte of them has two set bits, and
-  /// returns false, appending nothing, otherwise. Each set bit is then the only one of its byte, at
-  /// 8 x the byte's index + the bit's place in the byte: one compress of the
-  /// nonzero bytes and one of their indices, the place by two nibble
-  /// lookups, widened eight positions to a store. (Up to 32 positions: the
-  /// walk empties the queue above capacity - 64.)
+  static constexpr int group_words = Words;
+  /// Appends the set bits of Words words (the 64 x Words mask bits at
+  /// `words`, positions from base) when no byte of them has two set bits,
+  /// and returns false, appending nothing, otherwise. Each set bit is then
+  /// the only one of its byte, at 8 x the byte's index + the bit's place in
+  /// the byte: one compress of the nonzero bytes and one of their indices,
+  /// the place by two nibble lookups, widened eight positions to a store.
+  /// (Up to 8 x Words positions: the walk empties the queue above
+  /// capacity - 64.)
   bool append_group(index_t base, const std::uint32_t* words) {
     // Masked forms throughout: GCC 12 warns of the unmasked ones' undefined
     // pass-through operand.
-    const __m512i g = _mm512_maskz_loadu_epi64(0x0f, words);
+    const __m512i g = _mm512_maskz_loadu_epi64(static_cast<__mmask8>((1u << Words) - 1), words);
     const __m512i one_bit_off = _mm512_and_si512(g, _mm512_sub_epi8(g, _mm512_set1_epi8(1)));
     if (_mm512_test_epi8_mask(one_bit_off, one_bit_off) != 0) return false;
     // The place of a nibble's one bit (0 for none), per 128-bit lane.
@@ -463,15 +466,32 @@ struct group_queue : compress_queue<T, Write> {
         _mm512_add_epi8(_mm512_shuffle_epi8(_mm512_load_si512(low_place.data()), _mm512_and_si512(bytes, nibble)),
                         _mm512_shuffle_epi8(_mm512_load_si512(high_place.data()),
                                             _mm512_and_si512(_mm512_srli_epi16(bytes, 4), nibble)));
-    // index < 32, so 8 x index + place fits a byte.
-    const __m512i within = _mm512_add_epi8(_mm512_and_si512(_mm512_slli_epi16(index, 3), _mm512_set1_epi8(-8)), place);
-    alignas(64) std::uint8_t at[64];
-    _mm512_store_si512(at, within);
     const int count = static_cast<int>(_mm_popcnt_u64(nonzero));
     const __m512i b = _mm512_set1_epi64(base);
-    for (int t = 0; t < count; t += 8) {  // count >= 1: the walk skips clear groups
-      const __m128i eight = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(at + t));
-      _mm512_storeu_si512(this->pos + this->size + t, _mm512_add_epi64(_mm512_maskz_cvtepu8_epi64(0xff, eight), b));
+    if constexpr (Words == 4) {
+      // index < 32, so 8 x index + place fits a byte.
+      const __m512i within =
+          _mm512_add_epi8(_mm512_and_si512(_mm512_slli_epi16(index, 3), _mm512_set1_epi8(-8)), place);
+      alignas(64) std::uint8_t at[64];
+      _mm512_store_si512(at, within);
+      for (int t = 0; t < count; t += 8) {  // count >= 1: the walk skips clear groups
+        const __m128i eight = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(at + t));
+        _mm512_storeu_si512(this->pos + this->size + t, _mm512_add_epi64(_mm512_maskz_cvtepu8_epi64(0xff, eight), b));
+      }
+    } else {
+      // index < 64: index and place are widened apart, eight at a time.
+      alignas(64) std::uint8_t at_index[64];
+      alignas(64) std::uint8_t at_place[64];
+      _mm512_store_si512(at_index, index);
+      _mm512_store_si512(at_place, place);
+      for (int t = 0; t < count; t += 8) {
+        const __m512i i8 =
+            _mm512_maskz_cvtepu8_epi64(0xff, _mm_loadl_epi64(reinterpret_cast<const __m128i*>(at_index + t)));
+        const __m512i p8 =
+            _mm512_maskz_cvtepu8_epi64(0xff, _mm_loadl_epi64(reinterpret_cast<const __m128i*>(at_place + t)));
+        const __m512i at = _mm512_add_epi64(_mm512_maskz_slli_epi64(0xff, i8, 3), p8);
+        _mm512_storeu_si512(this->pos + this->size + t, _mm512_add_epi64(at, b));
+      }
     }
     this->size += count;
     this->fetch_queued();
@@ -494,6 +514,18 @@ static_assert(sparse_bits <= 8);
 /// no offer (-1% to +8% then; benchmarks/results/cpu-2core-xeon-m167/
 /// bitmask_vbmi2_group_ab/).
 inline constexpr int group_permille = 25;
+/// Ranges with fewer set bits per thousand than this take groups of eight
+/// words: at 0.5% a quarter of the groups of four are clear, a branch the
+/// walk mispredicts, against 8% of the groups of eight, while from 2% up
+/// the groups of eight are declined too often (a byte with two set bits in
+/// 48% of them at 2%). On the 2-vCPU Emerald Rapids VM, rank_select at 2^26
+/// int32, two alternated runs against groups of four at every density
+/// below group_permille (benchmarks/results/cpu-2core-xeon-emr/
+/// bitmask_group8_ab/): at 0.5% pack took 0.75-0.77 ms against 1.09-1.13
+/// and unpack 0.77 against 1.13-1.17; at 1% 1.22-1.29 against 1.32-1.38 and
+/// 1.31-1.38 against 1.42-1.45. In the trials before, groups of eight tied
+/// at 1.5% and ran 2-4% slower at 2%.
+inline constexpr int wide_group_permille = 15;
 
 #define SWEEP_BITMASK_WALK_LEVEL walk_vbmi2
 #include <sweep/host/bitmask_walk_body.hpp>
@@ -509,8 +541,10 @@ void vbmi2_pack_walk(const host_mask& m, index_t w0, index_t w1, const T* in, T*
 
 template <class T>
 void vbmi2_pack_sparse(const host_mask& m, index_t w0, index_t w1, const T* in, T* out, T* out_limit) {
-  if (1000 * (out_limit - out) < group_permille * 64 * (w1 - w0))
-    vbmi2_pack_walk<T, group_queue<T, false>>(m, w0, w1, in, out, out_limit);
+  if (1000 * (out_limit - out) < wide_group_permille * 64 * (w1 - w0))
+    vbmi2_pack_walk<T, group_queue<T, false, 8>>(m, w0, w1, in, out, out_limit);
+  else if (1000 * (out_limit - out) < group_permille * 64 * (w1 - w0))
+    vbmi2_pack_walk<T, group_queue<T, false, 4>>(m, w0, w1, in, out, out_limit);
   else
     vbmi2_pack_walk<T, compress_queue<T, false>>(m, w0, w1, in, out, out_limit);
 }
@@ -525,8 +559,10 @@ void vbmi2_unpack_walk(const host_mask& m, index_t w0, index_t w1, const T* in, 
 
 template <class T>
 void vbmi2_unpack_sparse(const host_mask& m, index_t w0, index_t w1, const T* in, const T* in_end, T* out) {
-  if (1000 * (in_end - in) < group_permille * 64 * (w1 - w0))
-    vbmi2_unpack_walk<T, group_queue<T, true>>(m, w0, w1, in, in_end, out);
+  if (1000 * (in_end - in) < wide_group_permille * 64 * (w1 - w0))
+    vbmi2_unpack_walk<T, group_queue<T, true, 8>>(m, w0, w1, in, in_end, out);
+  else if (1000 * (in_end - in) < group_permille * 64 * (w1 - w0))
+    vbmi2_unpack_walk<T, group_queue<T, true, 4>>(m, w0, w1, in, in_end, out);
   else
     vbmi2_unpack_walk<T, compress_queue<T, true>>(m, w0, w1, in, in_end, out);
 }

@@ -7,11 +7,12 @@
 
 namespace SWEEP_BITMASK_WALK_LEVEL {
 
-/// Walks words [w0, w1): runs of clear 256-bit groups are skipped with one
-/// test each, a queue with append_group takes a group of four words in one
-/// step where it can, sparse words (at most sparse_bits set) go to the
-/// queue (`flush()` empties it, and is called before any dense word so the
-/// order holds), dense words go to `dense(j, w)`.
+/// Walks words [w0, w1) in groups of four words (or the queue's
+/// group_words, 4 or 8): clear groups are skipped with one test each, a
+/// queue with append_group takes a group in one step where it can, sparse
+/// words (at most sparse_bits set) go to the queue (`flush()` empties it,
+/// and is called before any dense word so the order holds), dense words go
+/// to `dense(j, w)`.
 template <class Queue, class Flush, class Dense>
 void walk_words(const host_mask& m, index_t w0, index_t w1, Queue& queue, Flush&& flush, Dense&& dense) {
   const index_t full = m.n / 64;  // words entirely below n
@@ -24,23 +25,31 @@ void walk_words(const host_mask& m, index_t w0, index_t w1, Queue& queue, Flush&
       dense(j, w);
     }
   };
+  constexpr index_t G = [] {
+    if constexpr (requires { Queue::group_words; }) return index_t(Queue::group_words);
+    else return index_t(4);
+  }();
   index_t j = w0;
   while (j < w1) {
-    if (j + 4 <= w1 && j + 4 <= full) {
-      const __m256i g = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(m.words + 2 * j));
+    if (j + G <= w1 && j + G <= full) {
+      const __m256i g0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(m.words + 2 * j));
+      __m256i g1 = g0;
+      if constexpr (G == 8) g1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(m.words + 2 * j + 8));
+      const __m256i g = _mm256_or_si256(g0, g1);
       if (!_mm256_testz_si256(g, g)) {
         if constexpr (requires { queue.append_group(index_t{}, m.words); }) {
           if (queue.append_group(64 * j, m.words + 2 * j)) {
             if (queue.size > Queue::capacity - 64) flush();
-            j += 4;
+            j += G;
             continue;
           }
         }
-        alignas(32) std::uint64_t w[4];
-        _mm256_store_si256(reinterpret_cast<__m256i*>(w), g);
-        for (int e = 0; e < 4; ++e) step(j + e, w[e]);
+        alignas(32) std::uint64_t w[8];
+        _mm256_store_si256(reinterpret_cast<__m256i*>(w), g0);
+        if constexpr (G == 8) _mm256_store_si256(reinterpret_cast<__m256i*>(w + 4), g1);
+        for (int e = 0; e < G; ++e) step(j + e, w[e]);
       }
-      j += 4;
+      j += G;
     } else {
       step(j, m.word(j));
       ++j;
