@@ -339,9 +339,6 @@ void register_copy_rows(int log2n) {
     register_sizes("bitmask/copy_streaming/none/any", log2n, log2n, bench_copy_streaming<std::int32_t>);
 }
 
-}  // namespace
-
-namespace {
 /// Densities (per mille) of row group (1): SWEEP_BENCH_BITMASK_PERMILLE as
 /// a comma-separated list (each 0..1000), or the default list.
 std::vector<int> densities_from_env(std::vector<int> fallback) {
@@ -360,6 +357,7 @@ std::vector<int> densities_from_env(std::vector<int> fallback) {
   }
   return list;
 }
+
 }  // namespace
 
 void sweep_bench::register_suite() {

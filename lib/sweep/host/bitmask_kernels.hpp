@@ -371,7 +371,8 @@ inline void avx512_unpack_word(std::uint64_t w, const T*& in, const T* in_end, T
 /// L1 (for writing when Write), so the lines arrive while the walk goes on
 /// and the moves at flush find them cached. On the 2-vCPU Emerald Rapids VM,
 /// bench_bitmask's rank_select at 2^26 int32 took these times in two
-/// alternated runs (benchmarks/results/cpu-2core-xeon-emr/bitmask_walk_fetch_ab/):
+/// alternated runs (benchmarks/results/cpu-2core-xeon-emr/
+/// bitmask_walk_fetch_ab/):
 /// at 1%, 1.36-1.37 ms to pack and 1.45-1.47 ms to unpack, and at 4%,
 /// 3.61-3.62 and 3.79-4.12 ms. When no line was fetched until flush (and
 /// the moves then prefetched into L2, 48 positions ahead) the same rows
@@ -379,9 +380,9 @@ inline void avx512_unpack_word(std::uint64_t w, const T*& in, const T* in_end, T
 /// 4%. Two and four fetches per step ran as fast or slower, six slower,
 /// and fetches into L2 slower. This form is not measured on the 2-core
 /// EPYC (Zen 5), where fetching at flush into L2 had run faster than into
-/// L1. (The loop of the AVX2 queue mispredicts its
-/// exit on words of two or more bits; on the 2-core EPYC, a prefetch per
-/// position inside that loop doubled the time of pack at 1%.)
+/// L1. (The loop of the AVX2 queue mispredicts its exit on words of two or
+/// more bits; on the 2-core EPYC, a prefetch per position inside that loop
+/// doubled the time of pack at 1%.)
 template <class T, bool Write>
 struct compress_queue : sparse_queue<T, Write, queue_fetch::none> {
   using base = sparse_queue<T, Write, queue_fetch::none>;
